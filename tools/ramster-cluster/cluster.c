@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cluster.c - the commands: check, render, up, status, console, results,
+ * down.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rc.h"
+
+/* What "up" has done so far, so that a failure can undo exactly that. */
+struct up_state {
+	bool net_defined;
+	bool net_started;
+	bool dom_defined[RC_MAX_NODES];
+	bool dom_started[RC_MAX_NODES];
+};
+
+int rc_cmd_check(const struct rc_cluster *c)
+{
+	char net[16], ip[16];
+	int i;
+
+	rc_format_ip(c->net, net);
+	printf("cluster %s: %d node%s, subnet %s/%u, port %u\n", c->name,
+	       c->nr_nodes, c->nr_nodes == 1 ? "" : "s", net, c->prefix,
+	       c->port);
+	for (i = 0; i < c->nr_nodes; i++) {
+		const struct rc_node *n = &c->nodes[i];
+
+		rc_format_ip(n->ip, ip);
+		printf("node %-10s number %-3u %-13s %5lu MiB %2lu vcpu %-15s swap %lu MiB data %lu MiB job %s\n",
+		       n->name, n->number, rc_role_name(n->role),
+		       n->memory_mib, n->vcpus, ip, n->swap_mib, n->data_mib,
+		       n->job);
+	}
+	return RC_EXIT_OK;
+}
+
+int rc_cmd_render(const struct rc_cluster *c, const struct rc_opts *o,
+		  const char *dir)
+{
+	return rc_render_dir(c, dir, o->state) ? RC_EXIT_RUNTIME : RC_EXIT_OK;
+}
+
+/* Print a failed virsh call with what virsh said. */
+static void virsh_failed(const char *what, const char *name, char *err)
+{
+	size_t len = err ? strlen(err) : 0;
+
+	while (len && (err[len - 1] == '\n' || err[len - 1] == ' '))
+		err[--len] = '\0';
+	rc_err("virsh %s %s failed: %s", what, name,
+	       len ? err : "(no message)");
+}
+
+/* Run "virsh WHAT NAME"; on failure report it unless QUIET. */
+static int virsh1(const struct rc_opts *o, const char *what,
+		  const char *name, bool quiet)
+{
+	char *err = NULL;
+	int ret = rc_virsh(o->uri, NULL, &err, what, name, NULL);
+
+	if (ret && !quiet)
+		virsh_failed(what, name, err);
+	free(err);
+	return ret;
+}
+
+static int connect_check(const struct rc_opts *o)
+{
+	char *err = NULL;
+	int ret = rc_virsh(o->uri, NULL, &err, "uri", NULL);
+
+	if (ret) {
+		virsh_failed("-c", o->uri, err);
+		rc_err("cannot reach libvirt at %s; start libvirtd (tests: source tests/lib/libvirt.sh; libvirt_up) or pass another -u URI",
+		       o->uri);
+	}
+	free(err);
+	return ret ? -1 : 0;
+}
+
+static bool dom_exists(const struct rc_opts *o, const char *dom)
+{
+	return rc_virsh(o->uri, NULL, NULL, "domstate", dom, NULL) == 0;
+}
+
+static bool net_exists(const struct rc_opts *o, const char *net)
+{
+	return rc_virsh(o->uri, NULL, NULL, "net-info", net, NULL) == 0;
+}
+
+/* Refuse to touch a cluster that is (partly) defined already. */
+static int check_free(const struct rc_cluster *c, const struct rc_opts *o)
+{
+	char name[64];
+	int i, busy = 0;
+
+	rc_network_name(c, name, sizeof(name));
+	if (net_exists(o, name)) {
+		rc_err("network %s is already defined", name);
+		busy++;
+	}
+	for (i = 0; i < c->nr_nodes; i++) {
+		rc_domain_name(c, &c->nodes[i], name, sizeof(name));
+		if (dom_exists(o, name)) {
+			rc_err("domain %s is already defined", name);
+			busy++;
+		}
+	}
+	if (busy)
+		rc_err("cluster %s is (partly) up; run \"%s -c %s down\" first",
+		       c->name, RC_PROG, c->file);
+	return busy ? -1 : 0;
+}
+
+static int make_state_dir(const char *state)
+{
+	if (rc_mkdir_p(state, 0755))
+		return -1;
+	if (chmod(state, 0755)) {
+		rc_err("cannot chmod %s: %s", state, strerror(errno));
+		return -1;
+	}
+	return rc_check_searchable(state);
+}
+
+static int mkfs_ext4(const char *path, const char *label)
+{
+	const char *argv[] = {
+		"mkfs.ext4", "-F", "-q", "-L", label, path, NULL,
+	};
+	char *err = NULL;
+	int ret = rc_run(argv, NULL, &err);
+
+	if (ret)
+		rc_err("mkfs.ext4 %s failed (exit %d): %s", path, ret, err);
+	free(err);
+	return ret ? -1 : 0;
+}
+
+/* A fresh sparse raw file of MIB MiB, ext4-formatted if FORMAT. */
+static int make_disk(const char *state, const struct rc_node *n,
+		     const char *kind, unsigned long mib, bool format)
+{
+	char *path = rc_xasprintf("%s/%s-%s.img", state, n->name, kind);
+	int fd, ret = -1;
+
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)mib << 20)) {
+		rc_err("cannot create %s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+	if (format)
+		ret = mkfs_ext4(path, kind);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return ret;
+}
+
+static int make_disks(const struct rc_cluster *c, const char *state)
+{
+	int i;
+
+	for (i = 0; i < c->nr_nodes; i++) {
+		const struct rc_node *n = &c->nodes[i];
+
+		if (n->swap_mib &&
+		    make_disk(state, n, "swap", n->swap_mib, false))
+			return -1;
+		if (n->data_mib &&
+		    make_disk(state, n, "data", n->data_mib, true))
+			return -1;
+	}
+	return 0;
+}
+
+/* Kernel, initrd with ramster.conf, rendered XML and disks. */
+static int prepare_state(const struct rc_cluster *c, const struct rc_opts *o)
+{
+	char *kernel, *initrd;
+	int ret = -1;
+
+	if (make_state_dir(o->state) || rc_render_dir(c, o->state, o->state))
+		return -1;
+	kernel = rc_xasprintf("%s/%s", o->state, RC_KERNEL_FILE);
+	initrd = rc_xasprintf("%s/%s", o->state, RC_INITRD_FILE);
+	if (!rc_copy_file(o->kernel, kernel) &&
+	    !rc_build_initrd(c, o->initrd, initrd) &&
+	    !make_disks(c, o->state))
+		ret = 0;
+	free(kernel);
+	free(initrd);
+	return ret;
+}
+
+/* Tear down what "up" did, in reverse order; failures are reported. */
+static void undo_up(const struct rc_cluster *c, const struct rc_opts *o,
+		    const struct up_state *us)
+{
+	char name[64];
+	int i;
+
+	for (i = c->nr_nodes - 1; i >= 0; i--) {
+		rc_domain_name(c, &c->nodes[i], name, sizeof(name));
+		if (us->dom_started[i])
+			virsh1(o, "destroy", name, true);
+		if (us->dom_defined[i])
+			virsh1(o, "undefine", name, false);
+	}
+	rc_network_name(c, name, sizeof(name));
+	if (us->net_started)
+		virsh1(o, "net-destroy", name, true);
+	if (us->net_defined)
+		virsh1(o, "net-undefine", name, false);
+}
+
+static int define_all(const struct rc_cluster *c, const struct rc_opts *o,
+		      struct up_state *us)
+{
+	char name[64], *xml;
+	int i, ret;
+
+	xml = rc_xasprintf("%s/network.xml", o->state);
+	ret = virsh1(o, "net-define", xml, false);
+	free(xml);
+	if (ret)
+		return -1;
+	us->net_defined = true;
+	for (i = 0; i < c->nr_nodes; i++) {
+		xml = rc_xasprintf("%s/%s.xml", o->state, c->nodes[i].name);
+		ret = virsh1(o, "define", xml, false);
+		free(xml);
+		if (ret)
+			return -1;
+		us->dom_defined[i] = true;
+	}
+	rc_network_name(c, name, sizeof(name));
+	if (virsh1(o, "net-start", name, false))
+		return -1;
+	us->net_started = true;
+	for (i = 0; i < c->nr_nodes; i++) {
+		rc_domain_name(c, &c->nodes[i], name, sizeof(name));
+		if (virsh1(o, "start", name, false))
+			return -1;
+		us->dom_started[i] = true;
+	}
+	return 0;
+}
+
+int rc_cmd_up(struct rc_cluster *c, const struct rc_opts *o)
+{
+	struct up_state us = { 0 };
+
+	if (!o->kernel || !o->initrd) {
+		rc_err("up needs the guest kernel and initramfs: pass -k BZIMAGE -i INITRD");
+		return RC_EXIT_BAD;
+	}
+	if (access(o->kernel, R_OK) || access(o->initrd, R_OK)) {
+		rc_err("cannot read %s: %s; pass an existing file",
+		       access(o->kernel, R_OK) ? o->kernel : o->initrd,
+		       strerror(errno));
+		return RC_EXIT_BAD;
+	}
+	if (connect_check(o) || check_free(c, o) || prepare_state(c, o))
+		return RC_EXIT_RUNTIME;
+	if (define_all(c, o, &us)) {
+		rc_err("bringing cluster %s up failed; undoing what was defined",
+		       c->name);
+		undo_up(c, o, &us);
+		return RC_EXIT_RUNTIME;
+	}
+	printf("cluster %s is up: %d node%s, state in %s\n", c->name,
+	       c->nr_nodes, c->nr_nodes == 1 ? "" : "s", o->state);
+	return RC_EXIT_OK;
+}
+
+/* "virsh destroy" (if running) and "virsh undefine" one domain. */
+static int down_domain(const struct rc_opts *o, const char *dom)
+{
+	char *state = NULL;
+
+	if (rc_virsh(o->uri, &state, NULL, "domstate", dom, NULL)) {
+		free(state);
+		return 0;	/* not defined */
+	}
+	if (strncmp(state, "shut off", 8))
+		virsh1(o, "destroy", dom, true);
+	free(state);
+	virsh1(o, "undefine", dom, false);
+	if (dom_exists(o, dom)) {
+		rc_err("domain %s is still defined", dom);
+		return -1;
+	}
+	return 0;
+}
+
+int rc_cmd_down(const struct rc_cluster *c, const struct rc_opts *o)
+{
+	char name[64];
+	int i, failed = 0;
+
+	if (connect_check(o))
+		return RC_EXIT_RUNTIME;
+	for (i = 0; i < c->nr_nodes; i++) {
+		rc_domain_name(c, &c->nodes[i], name, sizeof(name));
+		failed |= down_domain(o, name);
+	}
+	rc_network_name(c, name, sizeof(name));
+	if (net_exists(o, name)) {
+		virsh1(o, "net-destroy", name, true);
+		virsh1(o, "net-undefine", name, false);
+		if (net_exists(o, name)) {
+			rc_err("network %s is still defined", name);
+			failed = 1;
+		}
+	}
+	return failed ? RC_EXIT_RUNTIME : RC_EXIT_OK;
+}
+
+/* "running", "shut off", ... or "undefined". */
+static char *dom_state(const struct rc_opts *o, const char *dom)
+{
+	char *out = NULL, *nl;
+
+	if (rc_virsh(o->uri, &out, NULL, "domstate", dom, NULL)) {
+		free(out);
+		return rc_xstrdup("undefined");
+	}
+	nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	return out;
+}
+
+/* "active", "inactive" or "undefined", from "virsh net-info". */
+static const char *net_state(const struct rc_opts *o, const char *net)
+{
+	char *out = NULL, *active;
+	const char *state = "undefined";
+
+	if (!rc_virsh(o->uri, &out, NULL, "net-info", net, NULL)) {
+		state = "inactive";
+		active = strstr(out, "Active:");
+		if (active) {
+			active += strlen("Active:");
+			active += strspn(active, " \t");
+			if (!strncmp(active, "yes", 3))
+				state = "active";
+		}
+	}
+	free(out);
+	return state;
+}
+
+int rc_cmd_status(const struct rc_cluster *c, const struct rc_opts *o)
+{
+	char name[64], ip[16], *state;
+	int i;
+
+	if (connect_check(o))
+		return RC_EXIT_RUNTIME;
+	printf("%-12s %-6s %-13s %-10s %-9s %s\n", "NODE", "NUMBER", "ROLE",
+	       "STATE", "MEMORY", "ADDRESS");
+	for (i = 0; i < c->nr_nodes; i++) {
+		const struct rc_node *n = &c->nodes[i];
+
+		rc_domain_name(c, n, name, sizeof(name));
+		rc_format_ip(n->ip, ip);
+		state = dom_state(o, name);
+		printf("%-12s %-6u %-13s %-10s %5lu MiB %s/%u\n", n->name,
+		       n->number, rc_role_name(n->role), state, n->memory_mib,
+		       ip, c->prefix);
+		free(state);
+	}
+	rc_network_name(c, name, sizeof(name));
+	printf("network %s: %s\n", name, net_state(o, name));
+	return RC_EXIT_OK;
+}
+
+/* console NODE / results NODE: print STATE/NODE.WHAT.log. */
+int rc_cmd_cat(const struct rc_cluster *c, const struct rc_opts *o,
+	       const char *node, const char *what)
+{
+	char *path;
+	int i, ret;
+
+	for (i = 0; i < c->nr_nodes; i++)
+		if (!strcmp(c->nodes[i].name, node))
+			break;
+	if (i == c->nr_nodes) {
+		rc_err("no node \"%s\" in %s; name one of its node: stanzas",
+		       node, c->file);
+		return RC_EXIT_BAD;
+	}
+	path = rc_xasprintf("%s/%s.%s.log", o->state, node, what);
+	ret = rc_cat_file(path);
+	free(path);
+	return ret ? RC_EXIT_RUNTIME : RC_EXIT_OK;
+}

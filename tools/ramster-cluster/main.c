@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - ramster-cluster: options and command dispatch.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rc.h"
+
+#define RC_MAX_SPECS	64
+
+static const char usage_text[] =
+"Usage: " RC_PROG " [options] COMMAND [ARG]\n"
+"\n"
+"Bring a RAMster cluster of libvirt guests up and down from one cluster\n"
+"description (o2cb-like stanzas; see libvirt-xml/README.md).\n"
+"\n"
+"Commands:\n"
+"  check         parse and validate the description; one line per node\n"
+"  render DIR    write DIR/network.xml, DIR/<node>.xml for every node and\n"
+"                DIR/ramster.conf (o2cb cluster.conf format plus a role line)\n"
+"  up            check, render into the state directory, copy the kernel and\n"
+"                the initrd there (the initrd gets etc/ramster.conf appended\n"
+"                as an uncompressed newc cpio), create fresh sparse raw disks\n"
+"                for the nodes (swap: zero-filled, data: ext4), then\n"
+"                net-define + net-start the network and define + start every\n"
+"                domain; on any failure it undoes what it defined\n"
+"  status        a table of node, number, role, domain state, memory, address\n"
+"  console NODE  print NODE's serial console log (guest ttyS0)\n"
+"  results NODE  print NODE's results channel (guest ttyS1)\n"
+"  down          destroy and undefine every domain and the network of the\n"
+"                description; logs and disks stay in the state directory\n"
+"\n"
+"Options:\n"
+"  -c FILE       cluster description (default " RC_DEFAULT_DESC ",\n"
+"                relative to the current directory)\n"
+"  -s DIR        state directory (default " RC_DEFAULT_STATE_ROOT "/<cluster name>);\n"
+"                every directory above it must be searchable by others (o+x):\n"
+"                QEMU runs as user libvirt-qemu\n"
+"  -k KERNEL     guest bzImage (up)\n"
+"  -i INITRD     guest initramfs, compressed or not (up)\n"
+"  -u URI        libvirt connection URI (default " RC_DEFAULT_URI ")\n"
+"  -j [NODE=]JOB job put on the guest command line as ramster.job=JOB\n"
+"                ([A-Za-z0-9._:+-]); without NODE= for all nodes; NODE= wins\n"
+"                over the all-nodes job; repeatable; default " RC_DEFAULT_JOB "\n"
+"  -a [NODE=]ARGS extra kernel command line text, appended in the order\n"
+"                given; repeatable.  The text before the first '=' is taken\n"
+"                as NODE only if a node has that name, so -a loglevel=7 goes\n"
+"                to every node\n"
+"  -h, --help    this text\n"
+"\n"
+"Guest kernel command line:\n"
+"  console=ttyS0 ramster.role=ROLE ramster.node=NAME ramster.number=N\n"
+"  ramster.ip=ADDR/PREFIX ramster.job=JOB panic=-1 EXTRA\n"
+"\n"
+"Names: network <cluster>-net on bridge <cluster>-br0 (no forward, no host\n"
+"address), domains <cluster>-<node>, MAC 52:54:00:72:6d:<number in hex>.\n"
+"State directory: bzImage, initrd.img, network.xml, <node>.xml,\n"
+"ramster.conf, <node>-swap.img (vda), <node>-data.img (vdb, or vda with\n"
+"no swap disk), <node>.console.log, <node>.results.log.\n"
+"\n"
+"Description keys (see libvirt-xml/README.md):\n"
+"  cluster: name (a-z 0-9 -, <= 12 chars), subnet (private IPv4 CIDR,\n"
+"           prefix 8..30), port (default 7777)\n"
+"  node:    name, number (0-254), role (memory-server | client),\n"
+"           memory_mib (>= 128), ip_address (in subnet), vcpus (default 1),\n"
+"           swap_mib, data_mib (0 = no disk; clients default 1024 and 512,\n"
+"           memory servers 0), cluster (optional, must match)\n"
+"\n"
+"Exit status: 0 ok; 1 runtime failure (virsh, files); 2 bad description\n"
+"or command line.  Description errors read FILE:LINE: problem; fix.\n";
+
+struct specs {
+	const char *v[RC_MAX_SPECS];
+	int n;
+};
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+static void add_spec(struct specs *s, const char *v, char opt)
+{
+	if (s->n == RC_MAX_SPECS) {
+		rc_err("too many -%c options (at most %d)", opt, RC_MAX_SPECS);
+		exit(RC_EXIT_BAD);
+	}
+	s->v[s->n++] = v;
+}
+
+static struct rc_node *find_node(struct rc_cluster *c, const char *name,
+				 size_t len)
+{
+	int i;
+
+	for (i = 0; i < c->nr_nodes; i++)
+		if (strlen(c->nodes[i].name) == len &&
+		    !strncmp(c->nodes[i].name, name, len))
+			return &c->nodes[i];
+	return NULL;
+}
+
+static bool valid_job(const char *job)
+{
+	if (!*job)
+		return false;
+	for (; *job; job++)
+		if (!isalnum((unsigned char)*job) && !strchr("._:+-", *job))
+			return false;
+	return true;
+}
+
+/* -j: the all-nodes job first (last one wins), then NODE=JOB. */
+static int apply_jobs(struct rc_cluster *c, const struct specs *s)
+{
+	int pass, i, k;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < s->n; i++) {
+			const char *eq = strchr(s->v[i], '=');
+			const char *job = eq ? eq + 1 : s->v[i];
+			struct rc_node *n;
+
+			if (!valid_job(job)) {
+				rc_err("-j %s: a job name is 1 or more of A-Z a-z 0-9 . _ : + -",
+				       s->v[i]);
+				return -1;
+			}
+			if (pass == 0 && !eq) {
+				for (k = 0; k < c->nr_nodes; k++)
+					c->nodes[k].job = job;
+			} else if (pass == 1 && eq) {
+				n = find_node(c, s->v[i], eq - s->v[i]);
+				if (!n) {
+					rc_err("-j %s: no node \"%.*s\" in %s",
+					       s->v[i], (int)(eq - s->v[i]),
+					       s->v[i], c->file);
+					return -1;
+				}
+				n->job = job;
+			}
+		}
+	}
+	return 0;
+}
+
+static void append_extra(struct rc_node *n, const char *text)
+{
+	char *old = n->extra;
+
+	n->extra = old ? rc_xasprintf("%s %s", old, text) :
+			 rc_xstrdup(text);
+	free(old);
+}
+
+/* -a: to one node if the text before '=' names it, else to all. */
+static int apply_extra(struct rc_cluster *c, const struct specs *s)
+{
+	const char *p;
+	int i, k;
+
+	for (i = 0; i < s->n; i++) {
+		const char *eq = strchr(s->v[i], '=');
+		struct rc_node *n = eq ? find_node(c, s->v[i], eq - s->v[i])
+				       : NULL;
+
+		for (p = s->v[i]; *p; p++) {
+			if (iscntrl((unsigned char)*p)) {
+				rc_err("-a: control characters do not belong on a kernel command line");
+				return -1;
+			}
+		}
+		if (n) {
+			append_extra(n, eq + 1);
+			continue;
+		}
+		for (k = 0; k < c->nr_nodes; k++)
+			append_extra(&c->nodes[k], s->v[i]);
+	}
+	return 0;
+}
+
+static int check_cmdlines(const struct rc_cluster *c)
+{
+	char buf[RC_CMDLINE_MAX + 1];
+	int i;
+
+	for (i = 0; i < c->nr_nodes; i++) {
+		if (rc_cmdline(c, &c->nodes[i], buf, sizeof(buf))) {
+			rc_err("kernel command line of node %s is longer than %d characters; shorten -a",
+			       c->nodes[i].name, RC_CMDLINE_MAX);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int want_args(const char *cmd, int have, int want)
+{
+	if (have == want)
+		return 0;
+	rc_err("%s takes %s; see %s --help", cmd,
+	       want ? "one argument" : "no argument", RC_PROG);
+	return -1;
+}
+
+static int run(struct rc_cluster *c, struct rc_opts *o, char **argv,
+	       int argc)
+{
+	const char *cmd = argv[0];
+
+	if (!strcmp(cmd, "check"))
+		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
+		       rc_cmd_check(c);
+	if (!strcmp(cmd, "render"))
+		return want_args(cmd, argc - 1, 1) ? RC_EXIT_BAD :
+		       rc_cmd_render(c, o, argv[1]);
+	if (!strcmp(cmd, "up"))
+		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
+		       rc_cmd_up(c, o);
+	if (!strcmp(cmd, "status"))
+		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
+		       rc_cmd_status(c, o);
+	if (!strcmp(cmd, "down"))
+		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
+		       rc_cmd_down(c, o);
+	if (!strcmp(cmd, "console") || !strcmp(cmd, "results"))
+		return want_args(cmd, argc - 1, 1) ? RC_EXIT_BAD :
+		       rc_cmd_cat(c, o, argv[1], cmd);
+	rc_err("unknown command \"%s\"; see %s --help", cmd, RC_PROG);
+	return RC_EXIT_BAD;
+}
+
+static bool known_command(const char *cmd)
+{
+	static const char *const cmds[] = {
+		"check", "render", "up", "status", "console", "results",
+		"down",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmd, cmds[i]))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct rc_cluster cluster;
+	struct rc_opts o = { .desc = RC_DEFAULT_DESC, .uri = RC_DEFAULT_URI };
+	struct specs jobs = { .n = 0 }, extra = { .n = 0 };
+	const char *state = NULL;
+	char *state_abs;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "c:s:k:i:u:j:a:h", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			o.desc = optarg;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'k':
+			o.kernel = optarg;
+			break;
+		case 'i':
+			o.initrd = optarg;
+			break;
+		case 'u':
+			o.uri = optarg;
+			break;
+		case 'j':
+			add_spec(&jobs, optarg, 'j');
+			break;
+		case 'a':
+			add_spec(&extra, optarg, 'a');
+			break;
+		case 'h':
+			usage(stdout);
+			return RC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", RC_PROG);
+			return RC_EXIT_BAD;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return RC_EXIT_BAD;
+	}
+	if (!known_command(argv[optind])) {
+		rc_err("unknown command \"%s\"; see %s --help", argv[optind],
+		       RC_PROG);
+		return RC_EXIT_BAD;
+	}
+
+	if (rc_desc_load(&cluster, o.desc)) {
+		if (cluster.nr_errors)
+			fprintf(stderr, "%s: %s: %d error%s; nothing was changed\n",
+				RC_PROG, o.desc, cluster.nr_errors,
+				cluster.nr_errors == 1 ? "" : "s");
+		return RC_EXIT_BAD;
+	}
+	if (apply_jobs(&cluster, &jobs) || apply_extra(&cluster, &extra) ||
+	    check_cmdlines(&cluster))
+		return RC_EXIT_BAD;
+
+	state_abs = state ? rc_abspath(state) :
+		    rc_xasprintf("%s/%s", RC_DEFAULT_STATE_ROOT, cluster.name);
+	o.state = state_abs;
+	ret = run(&cluster, &o, argv + optind, argc - optind);
+	free(state_abs);
+	return ret;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rc.h - ramster-cluster: shared types and helpers.
+ *
+ * ramster-cluster turns one cluster description (see
+ * libvirt-xml/README.md) into a libvirt network, one libvirt domain per
+ * node and the in-guest /etc/ramster.conf, and drives them with virsh.
+ */
+#ifndef RC_H
+#define RC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RC_PROG			"ramster-cluster"
+
+/* Exit codes. */
+#define RC_EXIT_OK		0
+#define RC_EXIT_RUNTIME		1	/* virsh or the file system failed */
+#define RC_EXIT_BAD		2	/* bad description or command line */
+
+#define RC_CLUSTER_NAME_MAX	12
+#define RC_NODE_NAME_MAX	32
+#define RC_MAX_NODES		255	/* node numbers 0..254 */
+#define RC_MIN_MEMORY_MIB	128
+#define RC_MAX_MEMORY_MIB	(1024UL * 1024)
+#define RC_MAX_VCPUS		64
+#define RC_MIN_DISK_MIB		16
+#define RC_MAX_DISK_MIB		(1024UL * 1024)
+#define RC_DEFAULT_PORT		7777
+#define RC_DEFAULT_SWAP_MIB	1024
+#define RC_DEFAULT_DATA_MIB	512
+#define RC_DEFAULT_JOB		"idle"
+#define RC_CMDLINE_MAX		2000	/* x86 COMMAND_LINE_SIZE is 2048 */
+
+#define RC_DEFAULT_DESC		"libvirt-xml/default.cluster"
+#define RC_DEFAULT_STATE_ROOT	"/var/lib/ramster"
+#define RC_DEFAULT_URI		"qemu:///system"
+#define RC_EMULATOR		"/usr/bin/qemu-system-x86_64"
+#define RC_XMLNS		"https://ramster.invalid/xmlns/node/1"
+#define RC_KERNEL_FILE		"bzImage"
+#define RC_INITRD_FILE		"initrd.img"
+
+enum rc_role {
+	RC_ROLE_NONE,
+	RC_ROLE_SERVER,
+	RC_ROLE_CLIENT,
+};
+
+/* Keys of a node: stanza; key_line[] is indexed by these. */
+enum rc_node_key {
+	NK_NAME,
+	NK_NUMBER,
+	NK_ROLE,
+	NK_MEMORY,
+	NK_VCPUS,
+	NK_IP,
+	NK_SWAP,
+	NK_DATA,
+	NK_CLUSTER,
+	NK_COUNT,
+};
+
+/* Keys of the cluster: stanza. */
+enum rc_cluster_key {
+	CK_NAME,
+	CK_SUBNET,
+	CK_PORT,
+	CK_COUNT,
+};
+
+struct rc_node {
+	int line;			/* line of "node:" */
+	int key_line[NK_COUNT];		/* 0: key not given */
+	unsigned int valid;		/* bit per key: value parsed fine */
+	char name[RC_NODE_NAME_MAX + 1];
+	char cluster[RC_CLUSTER_NAME_MAX + 1];
+	unsigned int number;
+	enum rc_role role;
+	unsigned long memory_mib;
+	unsigned long vcpus;
+	unsigned long swap_mib;
+	unsigned long data_mib;
+	uint32_t ip;			/* host byte order */
+	const char *job;		/* from -j, or RC_DEFAULT_JOB */
+	char *extra;			/* from -a, may be NULL */
+};
+
+struct rc_cluster {
+	const char *file;
+	int line;			/* line of "cluster:", 0 if none */
+	int key_line[CK_COUNT];
+	unsigned int valid;
+	char name[RC_CLUSTER_NAME_MAX + 1];
+	uint32_t net;			/* host byte order */
+	unsigned int prefix;
+	unsigned int port;
+	int nr_nodes;
+	struct rc_node nodes[RC_MAX_NODES];
+	int nr_errors;
+};
+
+/* Options shared by the commands. */
+struct rc_opts {
+	const char *desc;
+	const char *state;	/* absolute state directory */
+	const char *kernel;
+	const char *initrd;
+	const char *uri;
+};
+
+/* desc.c */
+int rc_desc_load(struct rc_cluster *c, const char *file);
+const char *rc_role_name(enum rc_role role);
+void rc_format_ip(uint32_t ip, char buf[16]);
+
+/* render.c */
+void rc_bridge_name(const struct rc_cluster *c, char *buf, size_t len);
+int rc_cmdline(const struct rc_cluster *c, const struct rc_node *n,
+	       char *buf, size_t len);
+void rc_render_network(const struct rc_cluster *c, FILE *f);
+void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
+		      const char *state, bool with_cpu, FILE *f);
+void rc_render_conf(const struct rc_cluster *c, FILE *f);
+int rc_render_dir(const struct rc_cluster *c, const char *dir,
+		  const char *state);
+
+/* cpio.c */
+int rc_cpio_append_file(FILE *f, const char *name, const void *data,
+			size_t len);
+int rc_cpio_append_dir(FILE *f, const char *name);
+int rc_cpio_finish(FILE *f);
+int rc_build_initrd(const struct rc_cluster *c, const char *src,
+		    const char *dst);
+
+/* virsh.c */
+int rc_run(const char *const *argv, char **out, char **err);
+int rc_virsh(const char *uri, char **out, char **err, ...);
+
+/* cluster.c */
+int rc_cmd_check(const struct rc_cluster *c);
+int rc_cmd_render(const struct rc_cluster *c, const struct rc_opts *o,
+		  const char *dir);
+int rc_cmd_up(struct rc_cluster *c, const struct rc_opts *o);
+int rc_cmd_down(const struct rc_cluster *c, const struct rc_opts *o);
+int rc_cmd_status(const struct rc_cluster *c, const struct rc_opts *o);
+int rc_cmd_cat(const struct rc_cluster *c, const struct rc_opts *o,
+	       const char *node, const char *what);
+
+/* util.c */
+void rc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *rc_xmalloc(size_t size);
+char *rc_xstrdup(const char *s);
+char *rc_xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+int rc_mkdir_p(const char *path, unsigned int mode);
+int rc_check_searchable(const char *path);
+int rc_copy_file(const char *src, const char *dst);
+int rc_cat_file(const char *path);
+char *rc_abspath(const char *path);
+void rc_domain_name(const struct rc_cluster *c, const struct rc_node *n,
+		    char *buf, size_t len);
+void rc_network_name(const struct rc_cluster *c, char *buf, size_t len);
+
+#endif /* RC_H */
