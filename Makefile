@@ -1,0 +1,65 @@
+# RAMster: pooled RAM for a cluster of Linux VMs.  See README.md.
+#
+#   make            packages, guest kernel (cached), modules, image, tools
+#   make demo       the main job: the default cluster up through libvirt
+#   make test       everything above, then every test; ends "N passed, N failed"
+#   make check      checkpatch --strict and sparse on the project's code
+#   make clean
+
+KDIR = $(shell kernel/build.sh --print-dir)
+BUILD = build
+CLUSTER ?= libvirt-xml/default.cluster
+TOOL = tools/ramster-cluster/ramster-cluster
+GUEST_BINS = $(BUILD)/swapcheck
+MODULES = tests/probe/tmem_probe.ko
+GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
+
+.PHONY: all deps kernel modules image tools demo down test check clean help
+
+all: image tools
+
+help:
+	@sed -n '3,8p' Makefile
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@kernel/build.sh >/dev/null
+	@mkdir -p $(BUILD)
+	@ln -sfn $(KDIR) $(BUILD)/linux
+
+modules: kernel
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/probe W=1 modules
+
+$(BUILD)/%: tests/guest-bin/%.c | deps
+	@mkdir -p $(BUILD)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+image: modules $(GUEST_BINS)
+	guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(MODULES) -- $(GUEST_BINS)
+	@ln -sf linux/arch/x86/boot/bzImage $(BUILD)/bzImage
+
+tools: deps
+	@$(MAKE) -s -C tools/ramster-cluster
+
+demo: all
+	scripts/demo.sh $(CLUSTER)
+
+down: tools
+	scripts/demo.sh --down $(CLUSTER)
+
+test: all
+	tests/run
+
+check: kernel
+	$(KDIR)/scripts/checkpatch.pl --strict --no-tree --terse -f \
+		tests/probe/*.c
+	$(KDIR)/scripts/checkpatch.pl --strict --terse frontend/kernel-patches/0*.patch
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/probe C=2 W=1 modules
+
+clean:
+	rm -rf $(BUILD) tests/out
+	-$(MAKE) -s -C tools/ramster-cluster clean
+	rm -f tests/probe/*.o tests/probe/*.ko tests/probe/*.mod* tests/probe/.*.cmd \
+		tests/probe/modules.order tests/probe/Module.symvers

@@ -1,0 +1,2 @@
+# idle: boot, report, and stay up.
+stay

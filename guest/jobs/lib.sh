@@ -1,0 +1,39 @@
+# Helpers for guest jobs; sourced by init before a job runs.
+# A job is a script run in a subshell; it fails by exiting non-zero.
+probe=/sys/kernel/debug/tmem_probe
+
+fail() {
+	echo "FAIL: $*"
+	result "FAIL $*"
+	exit 1
+}
+
+ok() {
+	echo "ok: $*"
+	result "ok $*"
+}
+
+# stay: keep this node up after the job, for others to use.
+stay() {
+	: > /run/stay
+}
+
+# expect FILE OP VALUE: compare a counter file's value, record it.
+expect() {
+	v=$(cat "$1") || fail "cannot read $1"
+	[ "$v" "$2" "$3" ] || fail "$1 is $v, want $2 $3"
+	ok "$(basename "$1") = $v ($2 $3)"
+}
+
+load_probe() {
+	insmod /lib/modules/ramster/tmem_probe.ko "$@" || fail "insmod tmem_probe $*"
+}
+
+swap_on() {
+	mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda"
+	swapon /dev/vda || fail "swapon /dev/vda"
+}
+
+mem_mib() {
+	echo $(( $(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024 ))
+}

@@ -1,0 +1,8 @@
+# swap-zswap: with zswap enabled on the command line, swap works as
+# before, including pages zswap writes back to the device.
+[ "$(cat /sys/module/zswap/parameters/enabled)" = Y ] || fail "zswap not enabled"
+swap_on
+swapcheck pressure $(( $(mem_mib) + 96 )) 1 || fail "pages came back wrong"
+expect /sys/kernel/debug/frontswap/succ_stores -gt 0
+expect /sys/kernel/debug/frontswap/failed_loads -eq 0
+ok "zswap wrote back $(cat /sys/kernel/debug/zswap/written_back_pages) pages"

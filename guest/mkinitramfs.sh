@@ -1,0 +1,27 @@
+#!/bin/sh
+# Build the guest initramfs: busybox, init, jobs, test programs, modules.
+# usage: guest/mkinitramfs.sh OUT.cpio.gz MODULE.ko... -- PROGRAM...
+set -eu
+out=$1
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/proc" "$root/sys" \
+	"$root/dev" "$root/tmp" "$root/run" "$root/mnt" "$root/etc" \
+	"$root/lib/modules/ramster" "$root/jobs"
+cp /bin/busybox "$root/bin/busybox"
+cp "$top/guest/init" "$root/init"
+cp "$top/guest/jobs/"*.sh "$root/jobs/"
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	cp "$1" "$root/lib/modules/ramster/"
+	shift
+done
+[ $# -gt 0 ] && shift
+for prog in "$@"; do
+	cp "$prog" "$root/usr/bin/"
+done
+chmod 755 "$root/init"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -9n > "$out.tmp"
+mv "$out.tmp" "$out"

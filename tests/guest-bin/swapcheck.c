@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapcheck: guest-side swap workloads that check every page they wrote.
+ *
+ * Each page carries a header (magic, seed, page index, generation) and a
+ * body derived from those, so a page that comes back from swap can be
+ * checked completely and a page from another place or time is caught.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+#define MAGIC 0x52414d5354455221ULL	/* "RAMSTER!" */
+
+static const char *progname = "swapcheck";
+
+struct hdr {
+	uint64_t magic;
+	uint64_t seed;
+	uint64_t index;
+	uint64_t gen;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void fill(void *p, uint64_t seed, uint64_t index, uint64_t gen)
+{
+	uint64_t *w = p;
+	struct hdr *h = p;
+	size_t i;
+
+	for (i = sizeof(*h) / 8; i < PAGE / 8; i++)
+		w[i] = mix(seed ^ (index << 20) ^ (gen << 48) ^ i);
+	h->magic = MAGIC;
+	h->seed = seed;
+	h->index = index;
+	h->gen = gen;
+}
+
+/* 0 when @p holds exactly what fill() wrote for these values. */
+static int check(const void *p, uint64_t seed, uint64_t index, uint64_t gen)
+{
+	const uint64_t *w = p;
+	const struct hdr *h = p;
+	size_t i;
+
+	if (h->magic != MAGIC || h->seed != seed || h->index != index ||
+	    h->gen != gen) {
+		fprintf(stderr, "%s: page %" PRIu64 ": header says magic %" PRIx64
+			" seed %" PRIu64 " index %" PRIu64 " gen %" PRIu64
+			", want gen %" PRIu64 "\n", progname, index, h->magic,
+			h->seed, h->index, h->gen, gen);
+		return -1;
+	}
+	for (i = sizeof(*h) / 8; i < PAGE / 8; i++)
+		if (w[i] != mix(seed ^ (index << 20) ^ (gen << 48) ^ i)) {
+			fprintf(stderr, "%s: page %" PRIu64 ": word %zu wrong\n",
+				progname, index, i);
+			return -1;
+		}
+	return 0;
+}
+
+static void *map_pages(size_t n)
+{
+	void *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "%s: mmap %zu pages: %s\n", progname, n,
+			strerror(errno));
+		exit(2);
+	}
+	return p;
+}
+
+/* Swap entry of the page at @addr from /proc/self/pagemap, or -1. */
+static int64_t swap_offset(void *addr)
+{
+	uint64_t e;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	off_t at = (uintptr_t)addr / PAGE * 8;
+
+	if (fd < 0 || pread(fd, &e, 8, at) != 8) {
+		fprintf(stderr, "%s: pagemap: %s\n", progname, strerror(errno));
+		exit(2);
+	}
+	close(fd);
+	if (!(e & (1ULL << 62)))
+		return -1;		/* not swapped */
+	return (int64_t)((e & ((1ULL << 55) - 1)) >> 5);
+}
+
+/* Page out the range and count how many pages really went to swap. */
+static size_t page_out(char *buf, size_t n)
+{
+	size_t i, swapped = 0;
+
+	if (madvise(buf, n * PAGE, MADV_PAGEOUT)) {
+		fprintf(stderr, "%s: MADV_PAGEOUT: %s\n", progname,
+			strerror(errno));
+		exit(2);
+	}
+	for (i = 0; i < n; i++)
+		if (swap_offset(buf + i * PAGE) >= 0)
+			swapped++;
+	return swapped;
+}
+
+static int verify_all(char *buf, size_t n, uint64_t seed, uint64_t gen)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++)
+		if (check(buf + i * PAGE, seed, i, gen) && ++bad > 10)
+			break;
+	return bad;
+}
+
+/* pageout N: fill, page out, read back, check; twice, with new data. */
+static int cmd_pageout(size_t n)
+{
+	char *buf = map_pages(n);
+	uint64_t seed = mix(getpid());
+	size_t i, swapped;
+	uint64_t gen;
+
+	for (gen = 1; gen <= 2; gen++) {
+		for (i = 0; i < n; i++)
+			fill(buf + i * PAGE, seed, i, gen);
+		swapped = page_out(buf, n);
+		printf("pageout gen %" PRIu64 ": %zu of %zu pages swapped\n",
+		       gen, swapped, n);
+		if (swapped < n * 9 / 10) {
+			fprintf(stderr, "%s: only %zu of %zu pages reached swap\n",
+				progname, swapped, n);
+			return 1;
+		}
+		if (verify_all(buf, n, seed, gen))
+			return 1;
+	}
+	printf("pageout: %zu pages correct after two round trips\n", n);
+	return 0;
+}
+
+/*
+ * pressure MIB: random writes and reads over MIB of memory, more than
+ * the guest has, so reclaim swaps; every read is checked.
+ */
+static int cmd_pressure(size_t mib, size_t rounds)
+{
+	size_t n = mib * 1024 * 1024 / PAGE, i, r;
+	char *buf = map_pages(n);
+	uint32_t *gen = calloc(n, sizeof(*gen));
+	uint64_t seed = mix(getpid() + 1), x = seed;
+
+	if (!gen)
+		return 2;
+	for (i = 0; i < n; i++) {
+		gen[i] = 1;
+		fill(buf + i * PAGE, seed, i, 1);
+	}
+	for (r = 0; r < rounds * n; r++) {
+		x = mix(x + r);
+		i = x % n;
+		if (check(buf + i * PAGE, seed, i, gen[i]))
+			return 1;
+		if (x & (1ULL << 40))
+			fill(buf + i * PAGE, seed, i, ++gen[i]);
+	}
+	for (i = 0; i < n; i++)
+		if (check(buf + i * PAGE, seed, i, gen[i]))
+			return 1;
+	printf("pressure: %zu MiB, %zu random accesses, every page correct\n",
+	       mib, rounds * n);
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t len = strlen(s);
+
+	if (fd < 0 || write(fd, s, len) != len) {
+		fprintf(stderr, "%s: write %s: %s\n", progname, path,
+			strerror(errno));
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * lose KNOB: a child pages out its memory, has the backend lose the next
+ * load through KNOB and touches a page: it must die of SIGBUS.  The
+ * parent's own swapped pages must come back intact.
+ */
+static int cmd_lose(const char *knob)
+{
+	size_t n = 64;
+	char *mine = map_pages(n);
+	uint64_t seed = mix(getppid());
+	int status;
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < n; i++)
+		fill(mine + i * PAGE, seed, i, 7);
+	if (page_out(mine, n) < n / 2)
+		return 1;
+
+	pid = fork();
+	if (pid == 0) {
+		char *buf = map_pages(8);
+		volatile char c;
+
+		for (i = 0; i < 8; i++)
+			fill(buf + i * PAGE, seed, i, 9);
+		if (page_out(buf, 8) != 8)
+			_exit(3);
+		if (write_file(knob, "1"))
+			_exit(4);
+		c = buf[0];	/* the lost page: SIGBUS here */
+		(void)c;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 2;
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGBUS) {
+		fprintf(stderr, "%s: child ended with status %#x, want SIGBUS\n",
+			progname, status);
+		return 1;
+	}
+	printf("lose: child got SIGBUS touching its lost page\n");
+	if (verify_all(mine, n, seed, 7))
+		return 1;
+	printf("lose: the parent's %zu swapped pages are intact\n", n);
+	return 0;
+}
+
+/*
+ * slots DEV yes|no: page out, then read each page's swap slot straight
+ * from the swap device.  With "yes" the slot must hold the page (the
+ * backend wrote through); with "no" it must not.  Then lose one page and
+ * touch it: with writethrough the device copy must come back.
+ */
+static int cmd_slots(const char *dev, int want_on_disk, const char *knob)
+{
+	size_t n = 32, i, on_disk = 0;
+	char *buf = map_pages(n);
+	uint64_t seed = mix(getpid() + 5);
+	void *blk;
+	int fd;
+
+	if (posix_memalign(&blk, PAGE, PAGE))
+		return 2;
+	for (i = 0; i < n; i++)
+		fill(buf + i * PAGE, seed, i, 3);
+	if (page_out(buf, n) != n) {
+		fprintf(stderr, "%s: not every page reached swap\n", progname);
+		return 1;
+	}
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "%s: open %s: %s\n", progname, dev,
+			strerror(errno));
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		int64_t off = swap_offset(buf + i * PAGE);
+
+		if (off < 0 || pread(fd, blk, PAGE, off * PAGE) != (ssize_t)PAGE)
+			return 2;
+		if (!memcmp(blk, &(struct hdr){ MAGIC, seed, i, 3 },
+			    sizeof(struct hdr)))
+			on_disk++;
+	}
+	close(fd);
+	printf("slots: %zu of %zu pages on the swap device\n", on_disk, n);
+	if (want_on_disk ? on_disk != n : on_disk != 0)
+		return 1;
+	if (!want_on_disk)
+		return verify_all(buf, n, seed, 3) ? 1 : 0;
+
+	if (write_file(knob, "1"))
+		return 2;
+	if (verify_all(buf, n, seed, 3))
+		return 1;
+	printf("slots: lost page read back from the swap device, all correct\n");
+	return 0;
+}
+
+/* hold N SECONDS: keep N pages in swap for a while (for unregister). */
+static int cmd_hold(size_t n, unsigned int secs)
+{
+	char *buf = map_pages(n);
+	uint64_t seed = mix(getpid() + 9);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fill(buf + i * PAGE, seed, i, 1);
+	printf("hold: %zu of %zu pages swapped\n", page_out(buf, n), n);
+	fflush(stdout);
+	sleep(secs);
+	return verify_all(buf, n, seed, 1) ? 1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: swapcheck pageout PAGES\n"
+		"       swapcheck pressure MIB [ROUNDS]\n"
+		"       swapcheck lose KNOB\n"
+		"       swapcheck slots SWAPDEV yes|no KNOB\n"
+		"       swapcheck hold PAGES SECONDS\n"
+		"Swap workloads that check every page they wrote.  Exit 0 when\n"
+		"every check passed, 1 when data was wrong, 2 on usage or setup\n"
+		"errors.  Needs an active swap device.\n");
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "pageout"))
+		return cmd_pageout(strtoul(argv[2], NULL, 0));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pressure"))
+		return cmd_pressure(strtoul(argv[2], NULL, 0),
+				    argc == 4 ? strtoul(argv[3], NULL, 0) : 2);
+	if (argc == 3 && !strcmp(argv[1], "lose"))
+		return cmd_lose(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "slots"))
+		return cmd_slots(argv[2], !strcmp(argv[3], "yes"), argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return cmd_hold(strtoul(argv[2], NULL, 0),
+				strtoul(argv[3], NULL, 0));
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,14 @@
+#!/bin/bash
+# The default cluster boots through libvirt; every node reaches every
+# other over TCP on the isolated network; after teardown nothing the test
+# defined remains.
+set -eu
+. "$(dirname "$0")/../lib/guest.sh"
+before_dom=$(virsh -c "$uri" list --all --name | sort)
+before_net=$(virsh -c "$uri" net-list --all --name | sort)
+run_job "$top/libvirt-xml/default.cluster" tcp-mesh
+after_dom=$(virsh -c "$uri" list --all --name | sort)
+after_net=$(virsh -c "$uri" net-list --all --name | sort)
+[ "$before_dom" = "$after_dom" ] || { echo "domains left: $after_dom"; exit 1; }
+[ "$before_net" = "$after_net" ] || { echo "networks left: $after_net"; exit 1; }
+echo "teardown left nothing defined"

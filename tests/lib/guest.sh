@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/lib/guest.sh - boot a cluster of guests through libvirt, run a job
+# on each, and judge the result.  Source it from a test script; the
+# runner (tests/run) has started libvirtd already (tests/lib/libvirt.sh).
+#
+# A guest passes only when its results channel (ttyS1) says
+# "RAMSTER-RESULT JOB <job> PASS" and its console shows no kernel warning,
+# oops, KASAN, lockdep or kmemleak report.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tool=$top/tools/ramster-cluster/ramster-cluster
+kernel=$top/build/bzImage
+initrd=$top/build/initramfs.cpio.gz
+uri=${RAMSTER_LV_URI:-qemu:///system}
+job_timeout=${RAMSTER_JOB_TIMEOUT:-600}
+
+# What a guest console must never show.
+bad_console='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:|suspected memory leak|UBSAN:|kmemleak: .*leak'
+
+# cluster_name FILE: the cluster: stanza's name.
+cluster_name()
+{
+	awk '/^cluster:/ { c = 1; next } /^[a-z]+:/ { c = 0 }
+	     c && $1 == "name" { print $3; exit }' "$1"
+}
+
+# node_names FILE: every node's name.
+node_names()
+{
+	awk '/^node:/ { n = 1; next } /^[a-z]+:/ { n = 0 }
+	     n && $1 == "name" { print $3 }' "$1"
+}
+
+# wait_job STATE NODE DOMAIN: until the node reports its job's verdict,
+# its domain stops, or the time is up.
+wait_job()
+{
+	local state=$1 node=$2 dom=$3 t=0
+
+	while [ $t -lt "$job_timeout" ]; do
+		grep -q 'RAMSTER-RESULT JOB ' "$state/$node.results.log" 2>/dev/null &&
+			return 0
+		case $(virsh -c "$uri" domstate "$dom" 2>/dev/null) in
+		running|paused|"in shutdown") ;;
+		*)
+			# Stopped: give the log a moment, then judge.
+			sleep 1
+			return 0 ;;
+		esac
+		sleep 2
+		t=$((t + 2))
+	done
+	echo "guest $node: no verdict after $job_timeout s"
+	return 1
+}
+
+# verdict STATE NODE: 0 when the node passed and its console is clean.
+verdict()
+{
+	local state=$1 node=$2 bad
+
+	echo "--- $node results:"
+	sed 's/^/    /' "$state/$node.results.log" 2>/dev/null
+	bad=$(grep -E "$bad_console" "$state/$node.console.log" 2>/dev/null | head -n 20)
+	if [ -n "$bad" ]; then
+		echo "guest $node: kernel reported a problem:"
+		echo "$bad" | sed 's/^/    /'
+		echo "--- $node console tail:"
+		tail -n 60 "$state/$node.console.log" | sed 's/^/    /'
+		return 1
+	fi
+	if ! grep -q 'RAMSTER-RESULT JOB .* PASS' "$state/$node.results.log" 2>/dev/null; then
+		echo "guest $node: job did not pass"
+		echo "--- $node console tail:"
+		tail -n 60 "$state/$node.console.log" | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+
+# run_cluster FILE [ramster-cluster options...]: boot the cluster with the
+# given jobs, wait for every node's verdict, take it down, and succeed
+# only when every node passed.  The state directory stays for inspection.
+run_cluster()
+{
+	local file=$1 name state rc=0 node
+	shift
+	name=$(cluster_name "$file")
+	state=/var/lib/ramster/tests/$name
+	mkdir -p "$state"
+	chmod 755 /var/lib/ramster /var/lib/ramster/tests "$state"
+	rm -f "$state"/*.log
+
+	trap '"$tool" -c "$file" -s "$state" -u "$uri" down >/dev/null 2>&1' EXIT
+	"$tool" -c "$file" -s "$state" -u "$uri" -k "$kernel" -i "$initrd" "$@" up ||
+		return 1
+	for node in $(node_names "$file"); do
+		wait_job "$state" "$node" "$name-$node" || rc=1
+	done
+	"$tool" -c "$file" -s "$state" -u "$uri" down || rc=1
+	trap - EXIT
+	for node in $(node_names "$file"); do
+		verdict "$state" "$node" || rc=1
+	done
+	return $rc
+}
+
+# run_job FILE JOB [ramster-cluster options...]: every node runs JOB.
+run_job()
+{
+	local file=$1 job=$2
+	shift 2
+	run_cluster "$file" -j "$job" "$@"
+}
