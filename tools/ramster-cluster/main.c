@@ -32,6 +32,7 @@ static const char usage_text[] =
 "  results NODE  print NODE's results channel (guest ttyS1)\n"
 "  down          destroy and undefine every domain and the network of the\n"
 "                description; logs and disks stay in the state directory\n"
+"  initrd IN OUT write OUT = IN + etc/ramster.conf, as \"up\" does (no libvirt)\n"
 "\n"
 "Options:\n"
 "  -c FILE       cluster description (default " RC_DEFAULT_DESC ",\n"
@@ -202,8 +203,8 @@ static int want_args(const char *cmd, int have, int want)
 {
 	if (have == want)
 		return 0;
-	rc_err("%s takes %s; see %s --help", cmd,
-	       want ? "one argument" : "no argument", RC_PROG);
+	rc_err("%s takes %d argument%s; see %s --help", cmd, want,
+	       want == 1 ? "" : "s", RC_PROG);
 	return -1;
 }
 
@@ -227,6 +228,10 @@ static int run(struct rc_cluster *c, struct rc_opts *o, char **argv,
 	if (!strcmp(cmd, "down"))
 		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
 		       rc_cmd_down(c, o);
+	if (!strcmp(cmd, "initrd"))
+		return want_args(cmd, argc - 1, 2) ? RC_EXIT_BAD :
+		       rc_build_initrd(c, argv[1], argv[2]) ?
+		       RC_EXIT_RUNTIME : RC_EXIT_OK;
 	if (!strcmp(cmd, "console") || !strcmp(cmd, "results"))
 		return want_args(cmd, argc - 1, 1) ? RC_EXIT_BAD :
 		       rc_cmd_cat(c, o, argv[1], cmd);
@@ -238,7 +243,7 @@ static bool known_command(const char *cmd)
 {
 	static const char *const cmds[] = {
 		"check", "render", "up", "status", "console", "results",
-		"down",
+		"down", "initrd",
 	};
 	size_t i;
 
