@@ -155,7 +155,12 @@ static void unknown_key(struct parser *p, const char *key)
 		stanza = "cluster";
 	}
 	for (i = 0; i < n; i++) {
+		size_t kl = strlen(key), ol = strlen(keys[i]);
 		int d = distance(key, keys[i]);
+
+		/* "memory" for "memory_mib", "ip" for "ip_address" */
+		if (!strncmp(key, keys[i], kl < ol ? kl : ol))
+			d = 1;
 
 		if (d < best_d) {
 			best_d = d;

@@ -70,8 +70,8 @@ void rc_render_network(const struct rc_cluster *c, FILE *f)
 	rc_network_name(c, net, sizeof(net));
 	rc_bridge_name(c, br, sizeof(br));
 	fprintf(f,
-		"<!-- RAMster cluster %s: isolated guest-only segment,\n"
-		"     no <forward> and no <ip>: the host has no address on it. -->\n"
+		"<!-- RAMster cluster %s: an isolated segment for the guests\n"
+		"     only; no forwarding and no host address on it. -->\n"
 		"<network>\n"
 		"  <name>%s</name>\n"
 		"  <bridge name='%s' stp='off' delay='0'/>\n"

@@ -1,0 +1,141 @@
+#!/bin/bash
+# The default cluster checks and renders; every rendered XML passes
+# virt-xml-validate; the network is isolated (no <forward>, no <ip>); the
+# domains and ramster.conf carry what the guests rely on; "initrd" appends
+# etc/ramster.conf as an uncompressed newc cpio at a 4-byte boundary.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+make -s -C tools/ramster-cluster
+rc=tools/ramster-cluster/ramster-cluster
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+bad()
+{
+	echo "FAIL: $*"
+	fail=1
+}
+
+# want FILE TEXT: FILE contains the fixed string TEXT.
+want()
+{
+	grep -qF -- "$2" "$1" || bad "$1 lacks: $2"
+}
+
+# want_not FILE TEXT: FILE does not contain TEXT.
+want_not()
+{
+	! grep -qF -- "$2" "$1" || bad "$1 must not contain: $2"
+}
+
+$rc check >"$tmp/check.out" || bad "check of the default cluster failed"
+[ "$(grep -c '^node ' "$tmp/check.out")" = 3 ] ||
+	bad "check should print one line per node: $(cat "$tmp/check.out")"
+
+$rc -s /var/lib/ramster/t -j client1=swapstress -a loglevel=7 \
+	-a ms0=quiet render "$tmp/r" || bad "render failed"
+for f in network ms0 client1 client2; do
+	[ -s "$tmp/r/$f.xml" ] || bad "render did not write $f.xml"
+done
+[ -s "$tmp/r/ramster.conf" ] || bad "render did not write ramster.conf"
+
+out=$(virt-xml-validate "$tmp/r/network.xml" network 2>&1) ||
+	bad "network.xml does not validate: $out"
+for n in ms0 client1 client2; do
+	out=$(virt-xml-validate "$tmp/r/$n.xml" domain 2>&1) ||
+		bad "$n.xml does not validate: $out"
+done
+
+net=$tmp/r/network.xml
+want "$net" "<name>ramster-net</name>"
+want "$net" "<bridge name='ramster-br0' stp='off'"
+want_not "$net" "<forward"
+want_not "$net" "<ip"
+
+d=$tmp/r/client1.xml
+want "$d" "<domain type='qemu'>"
+want "$d" "<name>ramster-client1</name>"
+want "$d" '<ramster:node xmlns:ramster="https://ramster.invalid/xmlns/node/1" role="client" number="1" cluster="ramster"/>'
+want "$d" "<memory unit='MiB'>256</memory>"
+want "$d" "<currentMemory unit='MiB'>256</currentMemory>"
+want "$d" "<type arch='x86_64' machine='pc'>hvm</type>"
+want "$d" "<kernel>/var/lib/ramster/t/bzImage</kernel>"
+want "$d" "<initrd>/var/lib/ramster/t/initrd.img</initrd>"
+want "$d" "<cmdline>console=ttyS0 ramster.role=client ramster.node=client1 ramster.number=1 ramster.ip=10.77.0.11/24 ramster.job=swapstress panic=-1 loglevel=7</cmdline>"
+want "$d" "<on_crash>destroy</on_crash>"
+want "$d" "<emulator>/usr/bin/qemu-system-x86_64</emulator>"
+want "$d" "<source file='/var/lib/ramster/t/client1-swap.img'/>"
+want "$d" "<target dev='vda' bus='virtio'/>"
+want "$d" "<source file='/var/lib/ramster/t/client1-data.img'/>"
+want "$d" "<target dev='vdb' bus='virtio'/>"
+want "$d" "<mac address='52:54:00:72:6d:01'/>"
+want "$d" "<source network='ramster-net'/>"
+want "$d" "<source path='/var/lib/ramster/t/client1.console.log'/>"
+want "$d" "<source path='/var/lib/ramster/t/client1.results.log'/>"
+want "$d" "<target port='1'/>"
+want "$d" "<memballoon model='none'/>"
+want "$d" "<controller type='usb' model='none'/>"
+want_not "$d" "<graphics"
+
+d=$tmp/r/ms0.xml
+want "$d" "ramster.role=memory-server ramster.node=ms0 ramster.number=0 ramster.ip=10.77.0.10/24 ramster.job=idle panic=-1 loglevel=7 quiet</cmdline>"
+want "$d" "<memory unit='MiB'>1024</memory>"
+want_not "$d" "<disk"
+
+# ramster.conf: o2cb format, tab-indented, blank line after each stanza.
+cat >"$tmp/want.conf" <<'EOC'
+cluster:
+	node_count = 3
+	name = ramster
+
+node:
+	ip_port = 7777
+	ip_address = 10.77.0.10
+	number = 0
+	name = ms0
+	cluster = ramster
+	role = memory-server
+
+node:
+	ip_port = 7777
+	ip_address = 10.77.0.11
+	number = 1
+	name = client1
+	cluster = ramster
+	role = client
+
+node:
+	ip_port = 7777
+	ip_address = 10.77.0.12
+	number = 2
+	name = client2
+	cluster = ramster
+	role = client
+
+EOC
+diff -u "$tmp/want.conf" "$tmp/r/ramster.conf" || bad "ramster.conf differs"
+
+# The per-cluster initrd: original bytes, zero padding, newc cpio.
+printf 'x%.0s' $(seq 33) >"$tmp/in.img"	# 33 bytes: needs 3 of padding
+$rc initrd "$tmp/in.img" "$tmp/out.img" || bad "initrd failed"
+cmp -n 33 "$tmp/in.img" "$tmp/out.img" || bad "initrd changed the original"
+[ "$(od -An -tx1 -j33 -N3 "$tmp/out.img" | tr -d ' ')" = 000000 ] ||
+	bad "initrd: no zero padding to a 4-byte boundary"
+[ "$(dd if="$tmp/out.img" bs=1 skip=36 count=6 2>/dev/null)" = 070701 ] ||
+	bad "initrd: no newc header at offset 36"
+tail -c +37 "$tmp/out.img" | (cd "$tmp" && cpio -id --quiet) ||
+	bad "initrd: appended archive does not unpack"
+diff -u "$tmp/want.conf" "$tmp/etc/ramster.conf" ||
+	bad "initrd: etc/ramster.conf differs"
+
+# -j naming an unknown node is a command-line error (exit 2).
+set +e
+$rc -j nosuch=idle check >/dev/null 2>&1
+st=$?
+set -e
+[ $st = 2 ] || bad "-j nosuch=idle: exit $st, want 2"
+
+[ $fail = 0 ] && echo "PASS: default cluster checks, renders and validates"
+exit $fail

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Every bad description in fixtures/*.cluster is refused with exit code 2
+# and a message that starts "FILE:LINE:" with the line the fixture's
+# "# expect-line:" names, and contains its "# expect-text:" (FILE in the
+# text stands for the fixture's path).  "render" and "up" refuse it too,
+# before writing or defining anything (up gets a URI that cannot work, so
+# reaching libvirt would show as exit code 1, not 2).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+make -s -C tools/ramster-cluster
+rc=tools/ramster-cluster/ramster-cluster
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+
+bad()
+{
+	echo "FAIL: $*"
+	fail=1
+}
+
+# run_rc OUT ARGS...: run the tool, stderr to OUT, echo the exit code.
+run_rc()
+{
+	local out=$1 st=0
+
+	shift
+	"$rc" "$@" >/dev/null 2>"$out" || st=$?
+	echo $st
+}
+
+: >"$tmp/kernel"
+: >"$tmp/initrd"
+for f in tests/host/fixtures/*.cluster; do
+	line=$(sed -n 's/^# expect-line: //p' "$f")
+	text=$(sed -n 's/^# expect-text: //p' "$f")
+	text=${text//FILE/$f}
+	if [ -z "$line" ] || [ -z "$text" ]; then
+		bad "$f: no '# expect-line:' or '# expect-text:' header"
+		continue
+	fi
+	n=$((n + 1))
+
+	st=$(run_rc "$tmp/err" -c "$f" check)
+	[ "$st" = 2 ] || bad "$f: check exit code $st, want 2"
+	grep -qF -- "$f:$line: " "$tmp/err" ||
+		bad "$f: no message at $f:$line:; got: $(cat "$tmp/err")"
+	grep -F -- "$f:$line: " "$tmp/err" | grep -qF -- "$text" ||
+		bad "$f:$line: message lacks \"$text\"; got: $(cat "$tmp/err")"
+
+	st=$(run_rc "$tmp/err" -c "$f" render "$tmp/render")
+	[ "$st" = 2 ] || bad "$f: render exit code $st, want 2"
+	[ ! -e "$tmp/render" ] || bad "$f: render wrote $tmp/render"
+
+	st=$(run_rc "$tmp/err" -c "$f" -s "$tmp/state" -u test:///nowhere \
+		-k "$tmp/kernel" -i "$tmp/initrd" up)
+	[ "$st" = 2 ] || bad "$f: up exit code $st, want 2"
+	[ ! -e "$tmp/state" ] || bad "$f: up created its state directory"
+done
+[ $n -ge 8 ] || bad "only $n fixtures found"
+
+[ $fail = 0 ] && echo "PASS: $n bad descriptions refused at the right line"
+exit $fail
