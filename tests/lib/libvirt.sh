@@ -80,22 +80,40 @@ _lv_kvm_unusable()
 		2>/dev/null
 }
 
-# _lv_start NAME PIDFILE: start daemon NAME -d inside the namespace.  For
-# libvirtd an unusable /dev/kvm is covered, in the daemon's own mount
-# namespace only, by an empty mode-000 file, so that probing and the
-# access check agree: no KVM, domains run with type='qemu' (TCG).
+# sh -c script, run in the daemon's own mount namespace: "$0" is a staging
+# directory, "$@" the daemon.  It puts a tmpfs copy of /dev without kvm
+# over /dev.  A bind mount over /dev/kvm alone is no good: libvirt moves
+# every mount under /dev into each guest's private /dev and fails on it.
+_lv_nokvm_dev='
+	mkdir -p "$0" && mount -t tmpfs -o mode=755,nosuid ramster-dev "$0" ||
+		exit 1
+	for f in /dev/* /dev/.[!.]*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		b=${f#/dev/}
+		[ "$b" = kvm ] && continue
+		if [ -d "$f" ] && mountpoint -q "$f"; then
+			mkdir "$0/$b" && mount --bind "$f" "$0/$b" || exit 1
+			while mountpoint -q "$f"; do umount -l "$f" || exit 1; done
+		else
+			cp -a "$f" "$0/" || exit 1
+		fi
+	done
+	mount --move "$0" /dev && exec "$@"'
+
+# _lv_start NAME PIDFILE: start daemon NAME -d inside the namespace; an
+# unusable /dev/kvm is hidden from libvirtd, so that probing and the access
+# check agree: no KVM, and domains run with type='qemu' (TCG).
 _lv_start()
 {
-	local name=$1 pidfile=$2 mask=$RAMSTER_LV_RUN/kvm-mask i
-	local pre=':'
+	local name=$1 pidfile=$2 i
+	local script='exec "$@"'
 
 	rm -f "$pidfile"
 	if [ "$name" = libvirtd ] && _lv_kvm_unusable; then
-		: >"$mask" && chmod 000 "$mask" || return 1
-		pre='mount --bind "$0" /dev/kvm'
+		script=$_lv_nokvm_dev
 	fi
-	if ! ip netns exec "$RAMSTER_NETNS" sh -c "$pre && exec \"\$@\"" \
-			"$mask" "$name" -d -p "$pidfile" 9>&- \
+	if ! ip netns exec "$RAMSTER_NETNS" sh -c "$script" \
+			"$RAMSTER_LV_RUN/dev" "$name" -d -p "$pidfile" 9>&- \
 			>"$RAMSTER_LV_RUN/$name.out" 2>&1; then
 		_lv_err "$name -d failed:"
 		cat "$RAMSTER_LV_RUN/$name.out" >&2
