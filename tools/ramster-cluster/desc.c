@@ -65,17 +65,64 @@ struct parser {
 	int lineno;
 };
 
+/* Problems are collected, then printed in line order. */
+struct desc_msg {
+	int line;
+	int seq;
+	char *text;
+};
+
+static struct desc_msg *msgs;
+static int nr_msgs;
+
 static void __attribute__((format(printf, 3, 4)))
 desc_error(struct rc_cluster *c, int line, const char *fmt, ...)
 {
+	struct desc_msg *m;
 	va_list ap;
 
-	fprintf(stderr, "%s:%d: ", c->file, line);
+	if (!(nr_msgs & (nr_msgs - 1))) {
+		size_t cap = nr_msgs ? 2 * nr_msgs : 1;
+
+		m = realloc(msgs, cap * sizeof(*msgs));
+		if (!m) {
+			rc_err("out of memory");
+			exit(RC_EXIT_RUNTIME);
+		}
+		msgs = m;
+	}
+	m = &msgs[nr_msgs];
+	m->line = line;
+	m->seq = nr_msgs++;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&m->text, fmt, ap) < 0)
+		m->text = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
 	c->nr_errors++;
+}
+
+static int msg_cmp(const void *a, const void *b)
+{
+	const struct desc_msg *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void print_errors(const struct rc_cluster *c)
+{
+	int i;
+
+	qsort(msgs, nr_msgs, sizeof(*msgs), msg_cmp);
+	for (i = 0; i < nr_msgs; i++) {
+		fprintf(stderr, "%s:%d: %s\n", c->file, msgs[i].line,
+			msgs[i].text ? msgs[i].text : "(out of memory)");
+		free(msgs[i].text);
+	}
+	free(msgs);
+	msgs = NULL;
+	nr_msgs = 0;
 }
 
 const char *rc_role_name(enum rc_role role)
@@ -198,12 +245,12 @@ static int parse_ulong(const char *s, unsigned long *val)
 
 static int parse_range(struct parser *p, const char *key, const char *val,
 		       unsigned long min, unsigned long max,
-		       unsigned long *out)
+		       unsigned long example, unsigned long *out)
 {
 	if (parse_ulong(val, out) || *out < min || *out > max) {
 		desc_error(p->c, p->lineno,
 			   "%s = %s is not a number from %lu to %lu; write e.g. \"%s = %lu\"",
-			   key, val, min, max, key, min > 1 ? min : max);
+			   key, val, min, max, key, example);
 		return -1;
 	}
 	return 0;
@@ -304,7 +351,7 @@ static void cluster_value(struct parser *p, int key, const char *val)
 		parse_subnet(p, val);
 		break;
 	case CK_PORT:
-		if (!parse_range(p, "port", val, 1, 65535, &v)) {
+		if (!parse_range(p, "port", val, 1, 65535, RC_DEFAULT_PORT, &v)) {
 			c->port = v;
 			c->valid |= 1U << key;
 		}
@@ -383,7 +430,7 @@ static void node_value(struct parser *p, int key, const char *val)
 			return;
 		break;
 	case NK_NUMBER:
-		if (parse_range(p, "number", val, 0, RC_MAX_NODES - 1, &v))
+		if (parse_range(p, "number", val, 0, RC_MAX_NODES - 1, 3, &v))
 			return;
 		n->number = v;
 		break;
@@ -394,7 +441,7 @@ static void node_value(struct parser *p, int key, const char *val)
 		parse_memory(p, val);
 		return;
 	case NK_VCPUS:
-		if (parse_range(p, "vcpus", val, 1, RC_MAX_VCPUS, &v))
+		if (parse_range(p, "vcpus", val, 1, RC_MAX_VCPUS, 1, &v))
 			return;
 		n->vcpus = v;
 		break;
@@ -620,11 +667,23 @@ static void check_address(struct rc_cluster *c, const struct rc_node *n)
 			   net, c->prefix, lo, hi);
 }
 
-/* Report node j if it repeats a value of an earlier node. */
+/* "node \"NAME\" at FILE:LINE", or "the node at FILE:LINE" if unnamed. */
+static void other_node(const struct rc_cluster *c, const struct rc_node *o,
+		       int key, char *buf, size_t len)
+{
+	if (VALID(o, NK_NAME))
+		snprintf(buf, len, "node \"%s\" at %s:%d", o->name, c->file,
+			 o->key_line[key]);
+	else
+		snprintf(buf, len, "the node at %s:%d", c->file,
+			 o->key_line[key]);
+}
+
+/* Report node j if it repeats a name, number or address of an earlier one. */
 static void check_unique(struct rc_cluster *c, int j)
 {
 	const struct rc_node *n = &c->nodes[j], *o;
-	char ip[16];
+	char ip[16], other[RC_NODE_NAME_MAX + 4096];
 	int i;
 
 	for (i = 0; i < j; i++) {
@@ -635,16 +694,18 @@ static void check_unique(struct rc_cluster *c, int j)
 				   "node name \"%s\" is already used by the node at %s:%d; give every node its own name",
 				   n->name, c->file, o->key_line[NK_NAME]);
 		if (VALID(n, NK_NUMBER) && VALID(o, NK_NUMBER) &&
-		    n->number == o->number)
+		    n->number == o->number) {
+			other_node(c, o, NK_NUMBER, other, sizeof(other));
 			desc_error(c, n->key_line[NK_NUMBER],
-				   "node number %u is already used by node \"%s\" at %s:%d; give every node its own number from 0 to %d",
-				   n->number, o->name, c->file,
-				   o->key_line[NK_NUMBER], RC_MAX_NODES - 1);
+				   "node number %u is already used by %s; give every node its own number from 0 to %d",
+				   n->number, other, RC_MAX_NODES - 1);
+		}
 		if (VALID(n, NK_IP) && VALID(o, NK_IP) && n->ip == o->ip) {
 			rc_format_ip(n->ip, ip);
+			other_node(c, o, NK_IP, other, sizeof(other));
 			desc_error(c, n->key_line[NK_IP],
-				   "ip_address %s is already used by node \"%s\" at %s:%d; give every node its own address",
-				   ip, o->name, c->file, o->key_line[NK_IP]);
+				   "ip_address %s is already used by %s; give every node its own address",
+				   ip, other);
 		}
 	}
 }
@@ -705,5 +766,6 @@ int rc_desc_load(struct rc_cluster *c, const char *file)
 		finish_node(c, &c->nodes[i]);
 	finish_cluster(c);
 	check_nodes(c);
+	print_errors(c);
 	return c->nr_errors ? -1 : 0;
 }

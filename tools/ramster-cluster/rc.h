@@ -121,7 +121,7 @@ int rc_cmdline(const struct rc_cluster *c, const struct rc_node *n,
 	       char *buf, size_t len);
 void rc_render_network(const struct rc_cluster *c, FILE *f);
 void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
-		      const char *state, bool with_cpu, FILE *f);
+		      const char *state, FILE *f);
 void rc_render_conf(const struct rc_cluster *c, FILE *f);
 int rc_render_dir(const struct rc_cluster *c, const char *dir,
 		  const char *state);
