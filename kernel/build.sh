@@ -16,10 +16,12 @@ jobs=$(nproc)
 
 [ -r "$tarball" ] || { echo "kernel/build.sh: $tarball missing: apt-get install linux-source-6.1" >&2; exit 1; }
 
+# Bump when the way the tree is configured or built changes.
+recipe=1
 srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1)
 key=$( {
-	echo "$srcver"
-	cat "$top/kernel/base.config" "$top/kernel/debug.config" "$0"
+	echo "$srcver recipe $recipe"
+	cat "$top/kernel/base.config" "$top/kernel/debug.config"
 	cat "$series"
 	grep -v '^#' "$series" | while read -r p; do
 		[ -n "$p" ] && cat "$top/frontend/kernel-patches/$p"
@@ -82,4 +84,8 @@ log "built in $(( $(date +%s) - start )) s"
 cd /
 mv "$dir.tmp" "$dir"
 touch "$dir/.done"
+# Older builds are of no use to this tree; keep the disk bounded.
+for old in "$cache"/linux-*; do
+	[ "$old" = "$dir" ] || { log "removing old build $old"; rm -rf "$old"; }
+done
 echo "$dir"

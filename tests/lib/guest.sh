@@ -16,7 +16,7 @@ uri=${RAMSTER_LV_URI:-qemu:///system}
 job_timeout=${RAMSTER_JOB_TIMEOUT:-600}
 
 # What a guest console must never show.
-bad_console='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:|suspected memory leak|UBSAN:|kmemleak: .*leak'
+bad_console='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:|suspected memory leak|unreferenced object|UBSAN:'
 
 # cluster_name FILE: the cluster: stanza's name.
 cluster_name()

@@ -423,6 +423,13 @@ static int warn_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(warn_fops, NULL, warn_set, "%llu\n");
 
+static int counter_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(counter_fops, counter_get, NULL, "%lld\n");
+
 static void probe_debugfs_init(void)
 {
 	static const struct {
@@ -453,8 +460,8 @@ static void probe_debugfs_init(void)
 
 	probe_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
-		debugfs_create_atomic64_t(counters[i].name, 0444, probe_dir,
-					  counters[i].v);
+		debugfs_create_file_unsafe(counters[i].name, 0444, probe_dir,
+					   counters[i].v, &counter_fops);
 	debugfs_create_atomic_t("lose_next_loads", 0644, probe_dir,
 				&lose_next_loads);
 	debugfs_create_file_unsafe("unregister", 0644, probe_dir, NULL,
