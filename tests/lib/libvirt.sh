@@ -12,6 +12,11 @@
 #     inside that namespace with pid files under RAMSTER_LV_RUN;
 #   - it waits until "virsh -c qemu:///system version" answers.
 #
+# Where /dev/kvm exists but QEMU's user libvirt-qemu cannot open it (root-only
+# on the project's hosts), libvirtd gets its own /dev without kvm; otherwise
+# libvirt re-probes QEMU on every define (about a minute each).  Domains use
+# type='qemu' (TCG) anyway.
+#
 # libvirt_down kills only the daemons libvirt_up started (by the pid in its
 # pid file) and deletes the namespace only if libvirt_up created it.  Several
 # test scripts may share the daemons: each libvirt_up registers the calling
