@@ -230,12 +230,17 @@ static int define_all(const struct rc_cluster *c, const struct rc_opts *o,
 	char name[64], *xml;
 	int i, ret;
 
+	rc_network_name(c, name, sizeof(name));
 	xml = rc_xasprintf("%s/network.xml", o->state);
 	ret = virsh1(o, "net-define", xml, false);
 	free(xml);
 	if (ret)
 		return -1;
 	us->net_defined = true;
+	if (virsh1(o, "net-start", name, false))
+		return -1;
+	us->net_started = true;
+
 	for (i = 0; i < c->nr_nodes; i++) {
 		xml = rc_xasprintf("%s/%s.xml", o->state, c->nodes[i].name);
 		ret = virsh1(o, "define", xml, false);
@@ -244,10 +249,6 @@ static int define_all(const struct rc_cluster *c, const struct rc_opts *o,
 			return -1;
 		us->dom_defined[i] = true;
 	}
-	rc_network_name(c, name, sizeof(name));
-	if (virsh1(o, "net-start", name, false))
-		return -1;
-	us->net_started = true;
 	for (i = 0; i < c->nr_nodes; i++) {
 		rc_domain_name(c, &c->nodes[i], name, sizeof(name));
 		if (virsh1(o, "start", name, false))

@@ -114,6 +114,8 @@ static void print_errors(const struct rc_cluster *c)
 {
 	int i;
 
+	if (!nr_msgs)
+		return;
 	qsort(msgs, nr_msgs, sizeof(*msgs), msg_cmp);
 	for (i = 0; i < nr_msgs; i++) {
 		fprintf(stderr, "%s:%d: %s\n", c->file, msgs[i].line,
