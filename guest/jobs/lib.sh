@@ -34,6 +34,6 @@ swap_on() {
 	swapon /dev/vda || fail "swapon /dev/vda"
 }
 
-mem_mib() {
-	echo $(( $(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024 ))
+avail_mib() {
+	echo $(( $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) / 1024 ))
 }

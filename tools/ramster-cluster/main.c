@@ -53,7 +53,7 @@ static const char usage_text[] =
 "  -h, --help    this text\n"
 "\n"
 "Guest kernel command line:\n"
-"  console=ttyS0 ramster.role=ROLE ramster.node=NAME ramster.number=N\n"
+"  console=ttyS0 noapic ramster.role=ROLE ramster.node=NAME ramster.number=N\n"
 "  ramster.ip=ADDR/PREFIX ramster.job=JOB panic=-1 EXTRA\n"
 "\n"
 "Names: network <cluster>-net on bridge <cluster>-br0 (no forward, no host\n"
