@@ -3,6 +3,9 @@
 # virt-xml-validate; the network is isolated (no <forward>, no <ip>); the
 # domains and ramster.conf carry what the guests rely on; "initrd" appends
 # etc/ramster.conf as an uncompressed newc cpio at a 4-byte boundary.
+# The XML comes from the templates libvirt-xml/*.xml.in with every
+# placeholder filled in; a template with an unknown placeholder, or a
+# missing one, stops render with exit status 1 before it writes anything.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -83,6 +86,60 @@ d=$tmp/r/ms0.xml
 want "$d" "ramster.role=memory-server ramster.node=ms0 ramster.number=0 ramster.ip=10.77.0.10/24 ramster.job=idle panic=-1 loglevel=7 quiet</cmdline>"
 want "$d" "<memory unit='MiB'>1024</memory>"
 want_not "$d" "<disk"
+
+# The XML comes from the templates, placeholders all filled in.
+want "$net" "<!-- libvirt-xml/network.xml.in:"
+want "$tmp/r/client1.xml" "<!-- libvirt-xml/client.xml.in:"
+want "$tmp/r/ms0.xml" "<!-- libvirt-xml/memory-server.xml.in:"
+for f in network ms0 client1 client2; do
+	! grep -qE '@[A-Za-z0-9_]+@' "$tmp/r/$f.xml" ||
+		bad "$f.xml has a placeholder left: $(grep -E '@[A-Za-z0-9_]+@' "$tmp/r/$f.xml")"
+done
+
+# Values are XML-escaped; a memory server gets a disk only when asked.
+sed "s/^\tmemory_mib = 1024\$/&\n\tdata_mib = 64/" libvirt-xml/default.cluster \
+	>"$tmp/srvdisk.cluster"
+$rc -c "$tmp/srvdisk.cluster" -s "$tmp/a&b'<c>\"" render "$tmp/e" ||
+	bad "render with a memory server data disk failed"
+want "$tmp/e/ms0.xml" "<source file='$tmp/a&amp;b&apos;&lt;c&gt;&quot;/ms0-data.img'/>"
+want "$tmp/e/ms0.xml" "<target dev='vda' bus='virtio'/>"
+want "$tmp/e/client1.xml" "<kernel>$tmp/a&amp;b&apos;&lt;c&gt;&quot;/bzImage</kernel>"
+for n in ms0 client1; do
+	out=$(virt-xml-validate "$tmp/e/$n.xml" domain 2>&1) ||
+		bad "$n.xml with escaped paths does not validate: $out"
+done
+
+# The templates are found from any directory, through the executable.
+(cd / && "$top/$rc" -c "$top/libvirt-xml/default.cluster" render "$tmp/w") ||
+	bad "render from / did not find the templates"
+cmp -s "$tmp/w/network.xml" "$tmp/r/network.xml" ||
+	bad "render from / wrote a different network.xml"
+
+# A template with an unknown placeholder is refused, nothing written.
+mkdir "$tmp/t"
+cp libvirt-xml/*.xml.in "$tmp/t/"
+sed -i 's/@VCPUS@/@VCPU_COUNT@/' "$tmp/t/client.xml.in"
+set +e
+$rc -t "$tmp/t" render "$tmp/u" 2>"$tmp/t.err"
+st=$?
+set -e
+[ $st = 1 ] || bad "unknown placeholder: exit $st, want 1"
+grep -qF "$tmp/t/client.xml.in:" "$tmp/t.err" &&
+	grep -qF "unknown placeholder @VCPU_COUNT@" "$tmp/t.err" ||
+	bad "unknown placeholder: unclear message: $(cat "$tmp/t.err")"
+[ ! -e "$tmp/u" ] || bad "unknown placeholder: render still wrote $tmp/u"
+
+# So is a missing template.
+cp libvirt-xml/client.xml.in "$tmp/t/"
+rm "$tmp/t/memory-server.xml.in"
+set +e
+$rc -t "$tmp/t" render "$tmp/u" 2>"$tmp/t.err"
+st=$?
+set -e
+[ $st = 1 ] || bad "missing template: exit $st, want 1"
+grep -qF "cannot read template $tmp/t/memory-server.xml.in" "$tmp/t.err" ||
+	bad "missing template: unclear message: $(cat "$tmp/t.err")"
+[ ! -e "$tmp/u" ] || bad "missing template: render still wrote $tmp/u"
 
 # ramster.conf: o2cb format, tab-indented, blank line after each stanza.
 cat >"$tmp/want.conf" <<'EOC'

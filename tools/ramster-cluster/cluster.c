@@ -44,7 +44,7 @@ int rc_cmd_check(const struct rc_cluster *c)
 int rc_cmd_render(const struct rc_cluster *c, const struct rc_opts *o,
 		  const char *dir)
 {
-	return rc_render_dir(c, dir, o->state) ? RC_EXIT_RUNTIME : RC_EXIT_OK;
+	return rc_render_dir(c, o->tmpl, dir, o->state) ? RC_EXIT_RUNTIME : RC_EXIT_OK;
 }
 
 /* Print a failed virsh call with what virsh said. */
@@ -190,7 +190,7 @@ static int prepare_state(const struct rc_cluster *c, const struct rc_opts *o)
 	char *kernel, *initrd;
 	int ret = -1;
 
-	if (make_state_dir(o->state) || rc_render_dir(c, o->state, o->state))
+	if (make_state_dir(o->state) || rc_render_dir(c, o->tmpl, o->state, o->state))
 		return -1;
 	kernel = rc_xasprintf("%s/%s", o->state, RC_KERNEL_FILE);
 	initrd = rc_xasprintf("%s/%s", o->state, RC_INITRD_FILE);

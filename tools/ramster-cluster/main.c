@@ -37,6 +37,11 @@ static const char usage_text[] =
 "Options:\n"
 "  -c FILE       cluster description (default " RC_DEFAULT_DESC ",\n"
 "                relative to the current directory)\n"
+"  -t DIR        libvirt XML templates network.xml.in, memory-server.xml.in\n"
+"                and client.xml.in, for render and up (default ./" RC_DEFAULT_TEMPLATE_DIR ",\n"
+"                else ../../" RC_DEFAULT_TEMPLATE_DIR " from this executable: the\n"
+"                repository's); a missing template or an unknown @NAME@\n"
+"                placeholder stops them with exit status 1, nothing done\n"
 "  -s DIR        state directory (default " RC_DEFAULT_STATE_ROOT "/<cluster name>);\n"
 "                every directory above it must be searchable by others (o+x):\n"
 "                QEMU runs as user libvirt-qemu\n"
@@ -55,6 +60,11 @@ static const char usage_text[] =
 "Guest kernel command line:\n"
 "  console=ttyS0 noapic ramster.role=ROLE ramster.node=NAME ramster.number=N\n"
 "  ramster.ip=ADDR/PREFIX ramster.job=JOB panic=-1 EXTRA\n"
+"\n"
+"Templates fill in, XML-escaped: network: CLUSTER NETWORK BRIDGE;\n"
+"memory-server and client: CLUSTER NETWORK DOMAIN ROLE NUMBER MEMORY_MIB\n"
+"VCPUS KERNEL INITRD CMDLINE MAC CONSOLE_LOG RESULTS_LOG, and DISKS (the\n"
+"<disk> elements, alone on its line).\n"
 "\n"
 "Names: network <cluster>-net on bridge <cluster>-br0 (no forward, no host\n"
 "address), domains <cluster>-<node>, MAC 52:54:00:72:6d:<number in hex>.\n"
@@ -253,6 +263,11 @@ static bool known_command(const char *cmd)
 	return false;
 }
 
+static bool needs_templates(const char *cmd)
+{
+	return !strcmp(cmd, "render") || !strcmp(cmd, "up");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -262,11 +277,12 @@ int main(int argc, char **argv)
 	static struct rc_cluster cluster;
 	struct rc_opts o = { .desc = RC_DEFAULT_DESC, .uri = RC_DEFAULT_URI };
 	struct specs jobs = { .n = 0 }, extra = { .n = 0 };
-	const char *state = NULL;
+	const char *state = NULL, *tmpl_dir = NULL;
+	struct rc_templates tmpl;
 	char *state_abs;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "c:s:k:i:u:j:a:h", longopts,
+	while ((opt = getopt_long(argc, argv, "c:s:t:k:i:u:j:a:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -274,6 +290,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			state = optarg;
+			break;
+		case 't':
+			tmpl_dir = optarg;
 			break;
 		case 'k':
 			o.kernel = optarg;
@@ -319,10 +338,19 @@ int main(int argc, char **argv)
 	    check_cmdlines(&cluster))
 		return RC_EXIT_BAD;
 
+	/* Before anything is written or defined. */
+	if (needs_templates(argv[optind])) {
+		if (rc_templates_load(&tmpl, tmpl_dir))
+			return RC_EXIT_RUNTIME;
+		o.tmpl = &tmpl;
+	}
+
 	state_abs = state ? rc_abspath(state) :
 		    rc_xasprintf("%s/%s", RC_DEFAULT_STATE_ROOT, cluster.name);
 	o.state = state_abs;
 	ret = run(&cluster, &o, argv + optind, argc - optind);
 	free(state_abs);
+	if (o.tmpl)
+		rc_templates_free(&tmpl);
 	return ret;
 }

@@ -35,10 +35,9 @@
 #define RC_CMDLINE_MAX		2000	/* x86 COMMAND_LINE_SIZE is 2048 */
 
 #define RC_DEFAULT_DESC		"libvirt-xml/default.cluster"
+#define RC_DEFAULT_TEMPLATE_DIR	"libvirt-xml"
 #define RC_DEFAULT_STATE_ROOT	"/var/lib/ramster"
 #define RC_DEFAULT_URI		"qemu:///system"
-#define RC_EMULATOR		"/usr/bin/qemu-system-x86_64"
-#define RC_XMLNS		"https://ramster.invalid/xmlns/node/1"
 #define RC_KERNEL_FILE		"bzImage"
 #define RC_INITRD_FILE		"initrd.img"
 
@@ -101,9 +100,30 @@ struct rc_cluster {
 	int nr_errors;
 };
 
+/* The libvirt XML templates, libvirt-xml/NAME.xml.in. */
+enum rc_tmpl_kind {
+	RC_TMPL_NETWORK,
+	RC_TMPL_SERVER,
+	RC_TMPL_CLIENT,
+	RC_TMPL_COUNT,
+};
+
+struct rc_templates {
+	char *dir;
+	char *text[RC_TMPL_COUNT];
+};
+
+/* One placeholder's value; a block is XML already, written unescaped. */
+struct rc_subst {
+	const char *name;
+	const char *value;
+	bool block;
+};
+
 /* Options shared by the commands. */
 struct rc_opts {
 	const char *desc;
+	const struct rc_templates *tmpl;	/* render and up */
 	const char *state;	/* absolute state directory */
 	const char *kernel;
 	const char *initrd;
@@ -119,12 +139,21 @@ void rc_format_ip(uint32_t ip, char buf[16]);
 void rc_bridge_name(const struct rc_cluster *c, char *buf, size_t len);
 int rc_cmdline(const struct rc_cluster *c, const struct rc_node *n,
 	       char *buf, size_t len);
-void rc_render_network(const struct rc_cluster *c, FILE *f);
+void rc_render_network(const struct rc_cluster *c,
+		       const struct rc_templates *t, FILE *f);
 void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
-		      const char *state, FILE *f);
+		      const struct rc_templates *t, const char *state, FILE *f);
 void rc_render_conf(const struct rc_cluster *c, FILE *f);
-int rc_render_dir(const struct rc_cluster *c, const char *dir,
-		  const char *state);
+int rc_render_dir(const struct rc_cluster *c, const struct rc_templates *t,
+		  const char *dir, const char *state);
+
+/* template.c */
+void rc_xml_puts(FILE *f, const char *s);
+int rc_templates_load(struct rc_templates *t, const char *dir);
+void rc_templates_free(struct rc_templates *t);
+void rc_template_write(FILE *f, const struct rc_templates *t,
+		       enum rc_tmpl_kind kind, const struct rc_subst *v,
+		       int nv);
 
 /* cpio.c */
 int rc_cpio_append_file(FILE *f, const char *name, const void *data,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * render.c - libvirt network and domain XML, and the in-guest
- * /etc/ramster.conf, from a validated cluster description.
+ * render.c - libvirt network and domain XML (from the templates in
+ * libvirt-xml/, see template.c), and the in-guest /etc/ramster.conf, from
+ * a validated cluster description.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,31 +10,7 @@
 
 #include "rc.h"
 
-/* Write S with the five XML special characters escaped. */
-static void xml_puts(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
+#define ARRAY_SIZE(a)	((int)(sizeof(a) / sizeof((a)[0])))
 
 /*
  * "<cluster>-br0" fits IFNAMSIZ for names of up to 11 characters; a
@@ -68,130 +45,105 @@ int rc_cmdline(const struct rc_cluster *c, const struct rc_node *n,
 	return ret < 0 || (size_t)ret >= len ? -1 : 0;
 }
 
-void rc_render_network(const struct rc_cluster *c, FILE *f)
+void rc_render_network(const struct rc_cluster *c,
+		       const struct rc_templates *t, FILE *f)
 {
 	char net[64], br[32];
+	const struct rc_subst v[] = {
+		{ "CLUSTER", c->name, false },
+		{ "NETWORK", net, false },
+		{ "BRIDGE", br, false },
+	};
 
 	rc_network_name(c, net, sizeof(net));
 	rc_bridge_name(c, br, sizeof(br));
-	fprintf(f,
-		"<!-- RAMster cluster %s: an isolated segment for the guests\n"
-		"     only; no forwarding and no host address on it. -->\n"
-		"<network>\n"
-		"  <name>%s</name>\n"
-		"  <bridge name='%s' stp='off' delay='0'/>\n"
-		"</network>\n",
-		c->name, net, br);
+	rc_template_write(f, t, RC_TMPL_NETWORK, v, ARRAY_SIZE(v));
 }
 
+/* The <disk> elements of node N, one line each, not indented. */
 static void render_disk(FILE *f, const char *state, const char *node,
 			const char *kind, const char *dev)
 {
 	fprintf(f,
-		"    <disk type='file' device='disk'>\n"
-		"      <driver name='qemu' type='raw' cache='writeback' discard='unmap'/>\n"
-		"      <source file='");
-	xml_puts(f, state);
+		"<disk type='file' device='disk'>\n"
+		"  <driver name='qemu' type='raw' cache='writeback' discard='unmap'/>\n"
+		"  <source file='");
+	rc_xml_puts(f, state);
 	fprintf(f, "/%s-%s.img'/>\n"
-		"      <target dev='%s' bus='virtio'/>\n"
-		"    </disk>\n", node, kind, dev);
+		"  <target dev='%s' bus='virtio'/>\n"
+		"</disk>\n", node, kind, dev);
 }
 
-static void render_serial(FILE *f, const char *elem, const char *state,
-			  const char *node, const char *log, int port)
+static char *render_disks(const struct rc_node *n, const char *state)
 {
-	fprintf(f, "    <%s type='file'>\n      <source path='", elem);
-	xml_puts(f, state);
-	fprintf(f, "/%s.%s.log'/>\n", node, log);
-	if (!strcmp(elem, "console"))
-		fprintf(f, "      <target type='serial' port='%d'/>\n", port);
-	else
-		fprintf(f, "      <target port='%d'/>\n", port);
-	fprintf(f, "    </%s>\n", elem);
-}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 
-static void render_os(const struct rc_cluster *c, const struct rc_node *n,
-		      const char *state, FILE *f)
-{
-	char cmdline[RC_CMDLINE_MAX + 1];
-
-	if (rc_cmdline(c, n, cmdline, sizeof(cmdline)))
-		cmdline[0] = '\0';	/* rc_cmd_* refuse this earlier */
-	fprintf(f,
-		"  <os>\n"
-		"    <type arch='x86_64' machine='pc'>hvm</type>\n"
-		"    <kernel>");
-	xml_puts(f, state);
-	fprintf(f, "/%s</kernel>\n    <initrd>", RC_KERNEL_FILE);
-	xml_puts(f, state);
-	fprintf(f, "/%s</initrd>\n    <cmdline>", RC_INITRD_FILE);
-	xml_puts(f, cmdline);
-	fprintf(f, "</cmdline>\n  </os>\n");
-}
-
-static void render_devices(const struct rc_cluster *c,
-			   const struct rc_node *n, const char *state, FILE *f)
-{
-	char net[64];
-
-	rc_network_name(c, net, sizeof(net));
-	fprintf(f, "  <devices>\n    <emulator>%s</emulator>\n", RC_EMULATOR);
+	if (!f) {
+		rc_err("out of memory");
+		exit(RC_EXIT_RUNTIME);
+	}
 	if (n->swap_mib)
 		render_disk(f, state, n->name, "swap", "vda");
 	if (n->data_mib)
 		render_disk(f, state, n->name, "data",
 			    n->swap_mib ? "vdb" : "vda");
-	fprintf(f,
-		"    <controller type='usb' model='none'/>\n"
-		"    <interface type='network'>\n"
-		"      <mac address='52:54:00:72:6d:%02x'/>\n"
-		"      <source network='%s'/>\n"
-		"      <model type='virtio'/>\n"
-		"    </interface>\n",
-		n->number, net);
-	render_serial(f, "serial", state, n->name, "console", 0);
-	render_serial(f, "serial", state, n->name, "results", 1);
-	render_serial(f, "console", state, n->name, "console", 0);
-	fprintf(f,
-		"    <memballoon model='none'/>\n"
-		"  </devices>\n");
+	if (fclose(f)) {
+		rc_err("out of memory");
+		exit(RC_EXIT_RUNTIME);
+	}
+	return buf;
 }
 
 /*
- * One domain.  STATE is the absolute state directory: kernel, initrd,
- * disks and logs live there.  <cpu mode='maximum'/> gives TCG guests every
- * feature QEMU emulates (checked with libvirt 9.0 and QEMU 7.2 TCG).
+ * One domain from the template of its role.  STATE is the absolute state
+ * directory: kernel, initrd, disks and logs live there.  The templates
+ * have <cpu mode='maximum'/>: it gives TCG guests every feature QEMU
+ * emulates (checked with libvirt 9.0 and QEMU 7.2 TCG).
  */
 void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
-		      const char *state, FILE *f)
+		      const struct rc_templates *t, const char *state, FILE *f)
 {
-	char dom[64];
+	char dom[64], net[64], number[16], mem[24], vcpus[24], mac[24];
+	char cmdline[RC_CMDLINE_MAX + 1];
+	char *kernel = rc_xasprintf("%s/%s", state, RC_KERNEL_FILE);
+	char *initrd = rc_xasprintf("%s/%s", state, RC_INITRD_FILE);
+	char *console = rc_xasprintf("%s/%s.console.log", state, n->name);
+	char *results = rc_xasprintf("%s/%s.results.log", state, n->name);
+	char *disks = render_disks(n, state);
+	const struct rc_subst v[] = {
+		{ "CLUSTER", c->name, false },
+		{ "NETWORK", net, false },
+		{ "DOMAIN", dom, false },
+		{ "ROLE", rc_role_name(n->role), false },
+		{ "NUMBER", number, false },
+		{ "MEMORY_MIB", mem, false },
+		{ "VCPUS", vcpus, false },
+		{ "KERNEL", kernel, false },
+		{ "INITRD", initrd, false },
+		{ "CMDLINE", cmdline, false },
+		{ "MAC", mac, false },
+		{ "CONSOLE_LOG", console, false },
+		{ "RESULTS_LOG", results, false },
+		{ "DISKS", disks, true },
+	};
 
 	rc_domain_name(c, n, dom, sizeof(dom));
-	fprintf(f,
-		"<domain type='qemu'>\n"
-		"  <name>%s</name>\n"
-		"  <metadata>\n"
-		"    <ramster:node xmlns:ramster=\"%s\" role=\"%s\" number=\"%u\" cluster=\"%s\"/>\n"
-		"  </metadata>\n"
-		"  <memory unit='MiB'>%lu</memory>\n"
-		"  <currentMemory unit='MiB'>%lu</currentMemory>\n"
-		"  <vcpu placement='static'>%lu</vcpu>\n",
-		dom, RC_XMLNS, rc_role_name(n->role), n->number, c->name,
-		n->memory_mib, n->memory_mib, n->vcpus);
-	render_os(c, n, state, f);
-	fprintf(f,
-		"  <features>\n"
-		"    <acpi/>\n"
-		"    <apic/>\n"
-		"  </features>\n"
-		"  <cpu mode='maximum' check='none'/>\n"
-		"  <clock offset='utc'/>\n"
-		"  <on_poweroff>destroy</on_poweroff>\n"
-		"  <on_reboot>destroy</on_reboot>\n"
-		"  <on_crash>destroy</on_crash>\n");
-	render_devices(c, n, state, f);
-	fprintf(f, "</domain>\n");
+	rc_network_name(c, net, sizeof(net));
+	snprintf(number, sizeof(number), "%u", n->number);
+	snprintf(mem, sizeof(mem), "%lu", n->memory_mib);
+	snprintf(vcpus, sizeof(vcpus), "%lu", n->vcpus);
+	snprintf(mac, sizeof(mac), "52:54:00:72:6d:%02x", n->number);
+	if (rc_cmdline(c, n, cmdline, sizeof(cmdline)))
+		cmdline[0] = '\0';	/* main() refuses this earlier */
+	rc_template_write(f, t, n->role == RC_ROLE_SERVER ? RC_TMPL_SERVER :
+			  RC_TMPL_CLIENT, v, ARRAY_SIZE(v));
+	free(kernel);
+	free(initrd);
+	free(console);
+	free(results);
+	free(disks);
 }
 
 /* o2cb cluster.conf format: tab-indented, a blank line after a stanza. */
@@ -226,8 +178,8 @@ enum rendered {
 };
 
 static int write_one(const char *dir, const char *name, enum rendered what,
-		     const struct rc_cluster *c, const struct rc_node *n,
-		     const char *state)
+		     const struct rc_cluster *c, const struct rc_templates *t,
+		     const struct rc_node *n, const char *state)
 {
 	char *path = rc_xasprintf("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
@@ -240,10 +192,10 @@ static int write_one(const char *dir, const char *name, enum rendered what,
 	}
 	switch (what) {
 	case R_NETWORK:
-		rc_render_network(c, f);
+		rc_render_network(c, t, f);
 		break;
 	case R_DOMAIN:
-		rc_render_domain(c, n, state, f);
+		rc_render_domain(c, n, t, state, f);
 		break;
 	case R_CONF:
 		rc_render_conf(c, f);
@@ -258,20 +210,21 @@ static int write_one(const char *dir, const char *name, enum rendered what,
 }
 
 /* DIR/network.xml, DIR/<node>.xml for every node, DIR/ramster.conf. */
-int rc_render_dir(const struct rc_cluster *c, const char *dir,
-		  const char *state)
+int rc_render_dir(const struct rc_cluster *c, const struct rc_templates *t,
+		  const char *dir, const char *state)
 {
 	char name[RC_NODE_NAME_MAX + 8];
 	int i;
 
 	if (rc_mkdir_p(dir, 0755))
 		return -1;
-	if (write_one(dir, "network.xml", R_NETWORK, c, NULL, state))
+	if (write_one(dir, "network.xml", R_NETWORK, c, t, NULL, state))
 		return -1;
 	for (i = 0; i < c->nr_nodes; i++) {
 		snprintf(name, sizeof(name), "%s.xml", c->nodes[i].name);
-		if (write_one(dir, name, R_DOMAIN, c, &c->nodes[i], state))
+		if (write_one(dir, name, R_DOMAIN, c, t, &c->nodes[i],
+			      state))
 			return -1;
 	}
-	return write_one(dir, "ramster.conf", R_CONF, c, NULL, state);
+	return write_one(dir, "ramster.conf", R_CONF, c, t, NULL, state);
 }
