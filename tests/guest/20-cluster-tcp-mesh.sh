@@ -1,12 +1,18 @@
 #!/bin/bash
 # The default cluster boots through libvirt; every node reaches every
 # other over TCP on the isolated network; after teardown nothing the test
-# defined remains.
+# defined remains.  The cluster is renamed so that a demo cluster the user
+# left running is not in the way.
 set -eu
 . "$(dirname "$0")/../lib/guest.sh"
+desc=$top/tests/out/rmdefault.cluster
+mkdir -p "$top/tests/out"
+sed 's/^\([[:space:]]*name[[:space:]]*=[[:space:]]*\)ramster$/\1rmdefault/' \
+	"$top/libvirt-xml/default.cluster" > "$desc"
+[ "$(cluster_name "$desc")" = rmdefault ] || { echo "cannot rename the default cluster"; exit 1; }
 before_dom=$(virsh -c "$uri" list --all --name | sort)
 before_net=$(virsh -c "$uri" net-list --all --name | sort)
-run_job "$top/libvirt-xml/default.cluster" tcp-mesh
+run_job "$desc" tcp-mesh
 after_dom=$(virsh -c "$uri" list --all --name | sort)
 after_net=$(virsh -c "$uri" net-list --all --name | sort)
 [ "$before_dom" = "$after_dom" ] || { echo "domains left: $after_dom"; exit 1; }
