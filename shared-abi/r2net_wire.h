@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * r2net_wire.h - the r2net wire format between RAMster nodes.
+ *
+ * r2net is one TCP connection per pair of nodes (default port 7777) that
+ * carries frames.  A frame is a 24-byte header followed by hdr.len payload
+ * bytes.  Every field is fixed width and little endian; no struct has
+ * padding (the sizes and offsets are asserted below).
+ *
+ * struct r2net_hdr (24 bytes)
+ *	magic	 R2NET_MAGIC
+ *	version	 R2NET_PROTOCOL_VERSION
+ *	type	 enum r2net_msg_type
+ *	flags	 R2NET_F_REPLY on a reply to a tmem request, else 0
+ *	len	 payload bytes after the header, at most R2NET_MAX_PAYLOAD
+ *	status	 s32: 0 in a request; in a reply the tmem result (>= 0) or
+ *		 minus an enum tmem_errno
+ *	req_id	 chosen by the requester, echoed by the reply, so that many
+ *		 requests can be in flight on one connection
+ *
+ * Messages (payload; len):
+ *
+ * R2NET_MSG_HANDSHAKE: struct r2net_handshake_le; 40.  The first frame each
+ *	side sends after connecting.  protocol_version, the cluster name
+ *	(1..16 printable bytes, NUL padded), sender and receiver node numbers
+ *	(0..R2NET_MAX_NODE) and the three timeouts must all match what the
+ *	receiver expects, else it closes the connection.  keepalive_delay_ms
+ *	must be below idle_timeout_ms; all three are non-zero.
+ * R2NET_MSG_KEEPALIVE_REQ: none; 0.  Sent after keepalive_delay_ms without
+ *	traffic.  The peer answers at once with:
+ * R2NET_MSG_KEEPALIVE_RESP: none; 0.  Same req_id as the request.  A node
+ *	that receives nothing for idle_timeout_ms closes the connection and
+ *	retries after reconnect_delay_ms.
+ *
+ * tmem requests, from a client to a memory server.  The type is
+ * R2NET_MSG_TMEM_BASE + enum tmem_op.  Every request gets exactly one reply:
+ * the same type and req_id, R2NET_F_REPLY set, the result in status.
+ *
+ * R2NET_MSG_TMEM_NEW_POOL: struct r2net_tmem_new_pool_le; 24.  uuid is
+ *	{0, 0} for a private pool; flags as TMEM_POOL_*.  Reply: no payload;
+ *	status is the new pool id, or -TMEM_EPERM / -TMEM_ENOMEM.
+ * R2NET_MSG_TMEM_DESTROY_POOL: struct r2net_tmem_pool_le; 8.  Reply: no
+ *	payload; status 1, or 0 if there was no such pool.
+ * R2NET_MSG_TMEM_PUT_PAGE: struct r2net_tmem_page_le; 4128: the handle and
+ *	the whole uncompressed 4 KiB page.  Reply: no payload; status 1, or
+ *	-TMEM_ENOMEM / -TMEM_EFROZEN / -TMEM_ENODEV.
+ * R2NET_MSG_TMEM_GET_PAGE: struct tmem_handle_le; 32.  Reply: status 1 with
+ *	struct r2net_tmem_page_le (4128) holding the page, or status 0 (not
+ *	found) or < 0 with no payload.
+ * R2NET_MSG_TMEM_FLUSH_PAGE: struct tmem_handle_le; 32.  Reply: no payload,
+ *	status 1 or < 0.
+ * R2NET_MSG_TMEM_FLUSH_OBJECT: struct tmem_handle_le; 32, index ignored.
+ *	Reply: no payload, status 1 or < 0.
+ *
+ * Receivers check every header with r2net_hdr_check() and every payload
+ * with its decoder before using it.  Anything rejected is counted under
+ * r2net_reject_name() and closes the connection; nothing from the network
+ * is trusted, and none of it reaches a BUG_ON().
+ */
+#ifndef RAMSTER_R2NET_WIRE_H
+#define RAMSTER_R2NET_WIRE_H
+
+#include "abi_types.h"
+#include "tmem_abi.h"
+
+#define R2NET_MAGIC			0x52a5
+#define R2NET_PROTOCOL_VERSION		1
+#define R2NET_DEFAULT_PORT		7777
+#define R2NET_CLUSTER_NAME_LEN		16
+#define R2NET_MAX_NODE			254	/* node numbers are 0..254 */
+
+/* o2net's defaults */
+#define R2NET_IDLE_TIMEOUT_MS_DEFAULT	30000
+#define R2NET_KEEPALIVE_DELAY_MS_DEFAULT 2000
+#define R2NET_RECONNECT_DELAY_MS_DEFAULT 2000
+
+/* hdr.flags */
+#define R2NET_F_REPLY			0x0001
+#define R2NET_F_ALL			R2NET_F_REPLY
+
+enum r2net_msg_type {
+	R2NET_MSG_HANDSHAKE		= 1,
+	R2NET_MSG_KEEPALIVE_REQ		= 2,
+	R2NET_MSG_KEEPALIVE_RESP	= 3,
+	R2NET_MSG_TMEM_BASE		= 0x100,
+	R2NET_MSG_TMEM_NEW_POOL		= R2NET_MSG_TMEM_BASE + TMEM_NEW_POOL,
+	R2NET_MSG_TMEM_DESTROY_POOL	= R2NET_MSG_TMEM_BASE + TMEM_DESTROY_POOL,
+	R2NET_MSG_TMEM_PUT_PAGE		= R2NET_MSG_TMEM_BASE + TMEM_PUT_PAGE,
+	R2NET_MSG_TMEM_GET_PAGE		= R2NET_MSG_TMEM_BASE + TMEM_GET_PAGE,
+	R2NET_MSG_TMEM_FLUSH_PAGE	= R2NET_MSG_TMEM_BASE + TMEM_FLUSH_PAGE,
+	R2NET_MSG_TMEM_FLUSH_OBJECT	= R2NET_MSG_TMEM_BASE + TMEM_FLUSH_OBJECT,
+};
+
+struct r2net_hdr {
+	__le16 magic;
+	__le16 version;
+	__le16 type;
+	__le16 flags;
+	__le32 len;
+	__le32 status;		/* s32 */
+	__le64 req_id;
+};
+
+struct r2net_handshake_le {
+	__le32 protocol_version;
+	__le16 sender_node;
+	__le16 receiver_node;
+	u8 cluster_name[R2NET_CLUSTER_NAME_LEN];
+	__le32 idle_timeout_ms;
+	__le32 keepalive_delay_ms;
+	__le32 reconnect_delay_ms;
+	__le32 reserved;	/* zero */
+};
+
+struct r2net_tmem_new_pool_le {
+	__le64 uuid[2];
+	__le32 flags;
+	__le32 reserved;	/* zero */
+};
+
+struct r2net_tmem_pool_le {
+	__le32 pool_id;
+	__le32 reserved;	/* zero */
+};
+
+struct r2net_tmem_page_le {
+	struct tmem_handle_le handle;
+	u8 data[TMEM_PAGE_SIZE];
+};
+
+#define R2NET_HDR_LEN		24
+#define R2NET_HANDSHAKE_LEN	40
+#define R2NET_NEW_POOL_LEN	24
+#define R2NET_POOL_LEN		8
+#define R2NET_HANDLE_LEN	32
+#define R2NET_PAGE_MSG_LEN	(R2NET_HANDLE_LEN + TMEM_PAGE_SIZE)
+/* The largest payload: a handle and a whole uncompressed page, 4128. */
+#define R2NET_MAX_PAYLOAD	R2NET_PAGE_MSG_LEN
+#define R2NET_MAX_FRAME		(R2NET_HDR_LEN + R2NET_MAX_PAYLOAD)
+
+static_assert(sizeof(struct r2net_hdr) == R2NET_HDR_LEN, "r2net_hdr size");
+static_assert(offsetof(struct r2net_hdr, len) == 8, "r2net_hdr len");
+static_assert(offsetof(struct r2net_hdr, req_id) == 16, "r2net_hdr req_id");
+static_assert(sizeof(struct r2net_handshake_le) == R2NET_HANDSHAKE_LEN,
+	      "r2net_handshake_le size");
+static_assert(offsetof(struct r2net_handshake_le, cluster_name) == 8,
+	      "r2net_handshake_le cluster_name");
+static_assert(offsetof(struct r2net_handshake_le, idle_timeout_ms) == 24,
+	      "r2net_handshake_le idle_timeout_ms");
+static_assert(sizeof(struct r2net_tmem_new_pool_le) == R2NET_NEW_POOL_LEN,
+	      "r2net_tmem_new_pool_le size");
+static_assert(sizeof(struct r2net_tmem_pool_le) == R2NET_POOL_LEN,
+	      "r2net_tmem_pool_le size");
+static_assert(sizeof(struct tmem_handle_le) == R2NET_HANDLE_LEN,
+	      "tmem_handle_le size");
+static_assert(sizeof(struct r2net_tmem_page_le) == R2NET_PAGE_MSG_LEN,
+	      "r2net_tmem_page_le size");
+static_assert(offsetof(struct r2net_tmem_page_le, data) == R2NET_HANDLE_LEN,
+	      "r2net_tmem_page_le data");
+static_assert(R2NET_MAX_PAYLOAD == 4128, "r2net max payload");
+
+/* Why a frame or payload was refused; names for the rejected_* counters. */
+enum r2net_reject {
+	R2NET_ACCEPT = 0,
+	R2NET_REJECT_TRUNCATED,		/* fewer bytes than the frame needs */
+	R2NET_REJECT_BAD_MAGIC,
+	R2NET_REJECT_BAD_VERSION,	/* header or handshake version */
+	R2NET_REJECT_BAD_TYPE,		/* unknown message type */
+	R2NET_REJECT_BAD_FLAGS,		/* unknown flag, or REPLY on a non-tmem type */
+	R2NET_REJECT_TOO_LONG,		/* len > R2NET_MAX_PAYLOAD */
+	R2NET_REJECT_BAD_LENGTH,	/* len wrong for this type */
+	R2NET_REJECT_BAD_STATUS,	/* non-zero status in a request */
+	R2NET_REJECT_BAD_PAYLOAD,	/* a payload field out of range */
+	R2NET_REJECT_NR,
+};
+
+static inline const char *r2net_reject_name(enum r2net_reject r)
+{
+	switch (r) {
+	case R2NET_ACCEPT:
+		return "accepted";
+	case R2NET_REJECT_TRUNCATED:
+		return "truncated";
+	case R2NET_REJECT_BAD_MAGIC:
+		return "bad_magic";
+	case R2NET_REJECT_BAD_VERSION:
+		return "bad_version";
+	case R2NET_REJECT_BAD_TYPE:
+		return "bad_type";
+	case R2NET_REJECT_BAD_FLAGS:
+		return "bad_flags";
+	case R2NET_REJECT_TOO_LONG:
+		return "too_long";
+	case R2NET_REJECT_BAD_LENGTH:
+		return "bad_length";
+	case R2NET_REJECT_BAD_STATUS:
+		return "bad_status";
+	case R2NET_REJECT_BAD_PAYLOAD:
+		return "bad_payload";
+	case R2NET_REJECT_NR:
+		break;
+	}
+	return "unknown";
+}
+
+/* A checked header in CPU byte order. */
+struct r2net_msg {
+	u16 type;
+	u16 flags;
+	u32 len;
+	s32 status;
+	u64 req_id;
+};
+
+static inline void r2net_hdr_init(struct r2net_hdr *h, u16 type, u16 flags,
+				  u32 len, u64 req_id, s32 status)
+{
+	h->magic = cpu_to_le16(R2NET_MAGIC);
+	h->version = cpu_to_le16(R2NET_PROTOCOL_VERSION);
+	h->type = cpu_to_le16(type);
+	h->flags = cpu_to_le16(flags);
+	h->len = cpu_to_le32(len);
+	h->status = cpu_to_le32((u32)status);
+	h->req_id = cpu_to_le64(req_id);
+}
+
+/* Is type a tmem message, and which enum tmem_op is it (else 0)? */
+static inline unsigned int r2net_msg_tmem_op(unsigned int type)
+{
+	switch (type) {
+	case R2NET_MSG_TMEM_NEW_POOL:
+	case R2NET_MSG_TMEM_DESTROY_POOL:
+	case R2NET_MSG_TMEM_PUT_PAGE:
+	case R2NET_MSG_TMEM_GET_PAGE:
+	case R2NET_MSG_TMEM_FLUSH_PAGE:
+	case R2NET_MSG_TMEM_FLUSH_OBJECT:
+		return type - R2NET_MSG_TMEM_BASE;
+	}
+	return 0;
+}
+
+static inline bool r2net_msg_type_known(unsigned int type)
+{
+	return type == R2NET_MSG_HANDSHAKE ||
+	       type == R2NET_MSG_KEEPALIVE_REQ ||
+	       type == R2NET_MSG_KEEPALIVE_RESP ||
+	       r2net_msg_tmem_op(type) != 0;
+}
+
+/* May a message of this type and direction carry len payload bytes? */
+static inline bool r2net_msg_len_ok(unsigned int type, bool reply, u32 len)
+{
+	switch (type) {
+	case R2NET_MSG_HANDSHAKE:
+		return len == R2NET_HANDSHAKE_LEN;
+	case R2NET_MSG_KEEPALIVE_REQ:
+	case R2NET_MSG_KEEPALIVE_RESP:
+		return len == 0;
+	case R2NET_MSG_TMEM_NEW_POOL:
+		return len == (reply ? 0 : R2NET_NEW_POOL_LEN);
+	case R2NET_MSG_TMEM_DESTROY_POOL:
+		return len == (reply ? 0 : R2NET_POOL_LEN);
+	case R2NET_MSG_TMEM_PUT_PAGE:
+		return len == (reply ? 0 : R2NET_PAGE_MSG_LEN);
+	case R2NET_MSG_TMEM_GET_PAGE:
+		if (reply)
+			return len == 0 || len == R2NET_PAGE_MSG_LEN;
+		return len == R2NET_HANDLE_LEN;
+	case R2NET_MSG_TMEM_FLUSH_PAGE:
+	case R2NET_MSG_TMEM_FLUSH_OBJECT:
+		return len == (reply ? 0 : R2NET_HANDLE_LEN);
+	}
+	return false;
+}
+
+/**
+ * r2net_hdr_check() - check a frame header before anything uses it
+ * @h: the header; only @avail bytes from @h on are read
+ * @avail: how many bytes of the frame (header and payload) are at @h
+ * @msg: filled in with the header in CPU byte order when the result is
+ *	R2NET_ACCEPT, or R2NET_REJECT_TRUNCATED with @avail >= R2NET_HDR_LEN
+ *
+ * Checks magic, version, type, flags, the length (at most
+ * R2NET_MAX_PAYLOAD, and right for the type and direction) and the status
+ * (zero in requests), in that order.  R2NET_REJECT_TRUNCATED comes only
+ * after every other check has passed, so a stream reader that holds just
+ * the header can call this with R2NET_HDR_LEN, and on TRUNCATED read
+ * @msg->len more bytes.  Bytes after the frame (the next frame) are allowed.
+ */
+static inline enum r2net_reject r2net_hdr_check(const struct r2net_hdr *h,
+						size_t avail,
+						struct r2net_msg *msg)
+{
+	struct r2net_msg m;
+	bool reply;
+
+	if (avail < R2NET_HDR_LEN)
+		return R2NET_REJECT_TRUNCATED;
+	if (le16_to_cpu(h->magic) != R2NET_MAGIC)
+		return R2NET_REJECT_BAD_MAGIC;
+	if (le16_to_cpu(h->version) != R2NET_PROTOCOL_VERSION)
+		return R2NET_REJECT_BAD_VERSION;
+	m.type = le16_to_cpu(h->type);
+	m.flags = le16_to_cpu(h->flags);
+	m.len = le32_to_cpu(h->len);
+	m.status = (s32)le32_to_cpu(h->status);
+	m.req_id = le64_to_cpu(h->req_id);
+	if (!r2net_msg_type_known(m.type))
+		return R2NET_REJECT_BAD_TYPE;
+	reply = m.flags & R2NET_F_REPLY;
+	if (m.flags & ~R2NET_F_ALL)
+		return R2NET_REJECT_BAD_FLAGS;
+	if (reply && !r2net_msg_tmem_op(m.type))
+		return R2NET_REJECT_BAD_FLAGS;
+	if (m.len > R2NET_MAX_PAYLOAD)
+		return R2NET_REJECT_TOO_LONG;
+	if (!r2net_msg_len_ok(m.type, reply, m.len))
+		return R2NET_REJECT_BAD_LENGTH;
+	if (!reply && m.status != 0)
+		return R2NET_REJECT_BAD_STATUS;
+	*msg = m;
+	if (avail - R2NET_HDR_LEN < m.len)
+		return R2NET_REJECT_TRUNCATED;
+	return R2NET_ACCEPT;
+}
+
+/* The handshake in CPU byte order; cluster_name is NUL-terminated. */
+struct r2net_handshake {
+	u32 protocol_version;
+	u16 sender_node;
+	u16 receiver_node;
+	char cluster_name[R2NET_CLUSTER_NAME_LEN + 1];
+	u32 idle_timeout_ms;
+	u32 keepalive_delay_ms;
+	u32 reconnect_delay_ms;
+};
+
+static inline void r2net_handshake_encode(struct r2net_handshake_le *w,
+					  const struct r2net_handshake *hs)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->protocol_version = cpu_to_le32(hs->protocol_version);
+	w->sender_node = cpu_to_le16(hs->sender_node);
+	w->receiver_node = cpu_to_le16(hs->receiver_node);
+	for (i = 0; i < R2NET_CLUSTER_NAME_LEN && hs->cluster_name[i]; i++)
+		w->cluster_name[i] = (u8)hs->cluster_name[i];
+	w->idle_timeout_ms = cpu_to_le32(hs->idle_timeout_ms);
+	w->keepalive_delay_ms = cpu_to_le32(hs->keepalive_delay_ms);
+	w->reconnect_delay_ms = cpu_to_le32(hs->reconnect_delay_ms);
+}
+
+/*
+ * r2net_handshake_decode() - check and convert a handshake payload.
+ * Refuses a wrong length, another protocol version, an empty or unprintable
+ * or badly padded cluster name, node numbers above R2NET_MAX_NODE, a zero
+ * timeout, a keepalive delay not below the idle timeout, and non-zero
+ * reserved bytes.  Whether the values match this node's is the caller's
+ * business.
+ */
+static inline enum r2net_reject
+r2net_handshake_decode(struct r2net_handshake *hs, const void *p, size_t len)
+{
+	struct r2net_handshake_le w;
+	size_t i, n;
+
+	if (len != sizeof(w))
+		return R2NET_REJECT_BAD_LENGTH;
+	memcpy(&w, p, sizeof(w));
+	if (le32_to_cpu(w.protocol_version) != R2NET_PROTOCOL_VERSION)
+		return R2NET_REJECT_BAD_VERSION;
+	for (n = 0; n < R2NET_CLUSTER_NAME_LEN && w.cluster_name[n]; n++)
+		if (w.cluster_name[n] <= ' ' || w.cluster_name[n] > '~')
+			return R2NET_REJECT_BAD_PAYLOAD;
+	if (n == 0)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	for (i = n; i < R2NET_CLUSTER_NAME_LEN; i++)
+		if (w.cluster_name[i])
+			return R2NET_REJECT_BAD_PAYLOAD;
+	hs->protocol_version = le32_to_cpu(w.protocol_version);
+	hs->sender_node = le16_to_cpu(w.sender_node);
+	hs->receiver_node = le16_to_cpu(w.receiver_node);
+	memcpy(hs->cluster_name, w.cluster_name, n);
+	hs->cluster_name[n] = '\0';
+	hs->idle_timeout_ms = le32_to_cpu(w.idle_timeout_ms);
+	hs->keepalive_delay_ms = le32_to_cpu(w.keepalive_delay_ms);
+	hs->reconnect_delay_ms = le32_to_cpu(w.reconnect_delay_ms);
+	if (hs->sender_node > R2NET_MAX_NODE ||
+	    hs->receiver_node > R2NET_MAX_NODE)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	if (!hs->idle_timeout_ms || !hs->keepalive_delay_ms ||
+	    !hs->reconnect_delay_ms)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	if (hs->keepalive_delay_ms >= hs->idle_timeout_ms)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	if (w.reserved)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	return R2NET_ACCEPT;
+}
+
+/* NEW_POOL request in CPU byte order. */
+struct r2net_tmem_new_pool {
+	u64 uuid[2];
+	u32 flags;
+};
+
+static inline void
+r2net_tmem_new_pool_encode(struct r2net_tmem_new_pool_le *w,
+			   const struct r2net_tmem_new_pool *np)
+{
+	w->uuid[0] = cpu_to_le64(np->uuid[0]);
+	w->uuid[1] = cpu_to_le64(np->uuid[1]);
+	w->flags = cpu_to_le32(np->flags);
+	w->reserved = 0;
+}
+
+/* The flags are checked by the server (tmem_pool_flags_check()), not here. */
+static inline enum r2net_reject
+r2net_tmem_new_pool_decode(struct r2net_tmem_new_pool *np, const void *p,
+			   size_t len)
+{
+	struct r2net_tmem_new_pool_le w;
+
+	if (len != sizeof(w))
+		return R2NET_REJECT_BAD_LENGTH;
+	memcpy(&w, p, sizeof(w));
+	if (w.reserved)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	np->uuid[0] = le64_to_cpu(w.uuid[0]);
+	np->uuid[1] = le64_to_cpu(w.uuid[1]);
+	np->flags = le32_to_cpu(w.flags);
+	return R2NET_ACCEPT;
+}
+
+static inline void r2net_tmem_pool_encode(struct r2net_tmem_pool_le *w,
+					  u32 pool_id)
+{
+	w->pool_id = cpu_to_le32(pool_id);
+	w->reserved = 0;
+}
+
+static inline enum r2net_reject
+r2net_tmem_pool_decode(u32 *pool_id, const void *p, size_t len)
+{
+	struct r2net_tmem_pool_le w;
+
+	if (len != sizeof(w))
+		return R2NET_REJECT_BAD_LENGTH;
+	memcpy(&w, p, sizeof(w));
+	if (w.reserved)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	*pool_id = le32_to_cpu(w.pool_id);
+	return R2NET_ACCEPT;
+}
+
+/* GET_PAGE, FLUSH_PAGE and FLUSH_OBJECT requests: just the handle. */
+static inline enum r2net_reject
+r2net_tmem_handle_decode(struct tmem_handle *h, const void *p, size_t len)
+{
+	struct tmem_handle_le w;
+
+	if (len != sizeof(w))
+		return R2NET_REJECT_BAD_LENGTH;
+	memcpy(&w, p, sizeof(w));
+	tmem_handle_from_le(h, &w);
+	return R2NET_ACCEPT;
+}
+
+/* PUT_PAGE request and GET_PAGE reply: the handle and the page. */
+static inline void r2net_tmem_page_encode(struct r2net_tmem_page_le *w,
+					  const struct tmem_handle *h,
+					  const void *page)
+{
+	tmem_handle_to_le(&w->handle, h);
+	memcpy(w->data, page, TMEM_PAGE_SIZE);
+}
+
+/* On success *page points at the TMEM_PAGE_SIZE data bytes inside p. */
+static inline enum r2net_reject
+r2net_tmem_page_decode(struct tmem_handle *h, const u8 **page, const void *p,
+		       size_t len)
+{
+	enum r2net_reject r;
+
+	if (len != R2NET_PAGE_MSG_LEN)
+		return R2NET_REJECT_BAD_LENGTH;
+	r = r2net_tmem_handle_decode(h, p, R2NET_HANDLE_LEN);
+	if (r != R2NET_ACCEPT)
+		return r;
+	*page = (const u8 *)p + R2NET_HANDLE_LEN;
+	return R2NET_ACCEPT;
+}
+
+#endif /* RAMSTER_R2NET_WIRE_H */
