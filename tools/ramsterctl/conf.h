@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * conf.h - read ramster.conf, the cluster configuration every RAMster node
+ * shares.
+ *
+ * The format is o2cb's cluster.conf: a stanza header "cluster:" or "node:"
+ * at column 0, then its parameters "key = value", each indented by a tab or
+ * spaces.  Blank lines and lines whose first non-blank character is '#' are
+ * ignored.  Stanzas may come in any order; there is exactly one cluster:.
+ *
+ *	cluster:
+ *		name = ramster			1..16 of [A-Za-z0-9._-]
+ *		node_count = 3			1..255, the number of node: stanzas
+ *
+ *	node:
+ *		name = ms0			1..64 of [A-Za-z0-9._-], unique
+ *		number = 0			0..254, unique
+ *		ip_address = 10.77.0.10		dotted IPv4 unicast, unique
+ *		ip_port = 7777			1..65535, optional, 7777
+ *		cluster = ramster		the cluster's name
+ *		role = memory-server		memory-server or client
+ *
+ * Nothing here is global: each parse returns its own struct rconf, which
+ * rconf_free() releases.
+ */
+#ifndef RAMSTERCTL_CONF_H
+#define RAMSTERCTL_CONF_H
+
+#include <stddef.h>
+
+#define RCONF_CLUSTER_NAME_MAX	16	/* R2NET_CLUSTER_NAME_LEN */
+#define RCONF_NODE_NAME_MAX	64
+#define RCONF_MAX_NODE		254	/* R2NET_MAX_NODE */
+#define RCONF_MAX_NODES		255
+#define RCONF_DEFAULT_PORT	7777	/* R2NET_DEFAULT_PORT */
+#define RCONF_MAX_FILE		1048576	/* bytes */
+
+enum rconf_role {
+	RCONF_ROLE_MEMORY_SERVER,
+	RCONF_ROLE_CLIENT,
+};
+
+struct rconf_node {
+	char name[RCONF_NODE_NAME_MAX + 1];
+	unsigned int number;
+	unsigned char addr[4];		/* addr[0] is the first octet */
+	char ip_address[16];		/* as written, dotted quad */
+	unsigned int port;
+	enum rconf_role role;
+	unsigned int line;		/* of its "node:" header */
+};
+
+struct rconf {
+	char name[RCONF_CLUSTER_NAME_MAX + 1];
+	unsigned int node_count;
+	unsigned int nr_nodes;		/* == node_count */
+	struct rconf_node *nodes;	/* in file order */
+};
+
+/* The first error found: text is "FILE:LINE: what is wrong". */
+struct rconf_err {
+	unsigned int line;		/* 0 if the file could not be read */
+	char text[512];
+};
+
+/*
+ * rconf_parse() - parse @len bytes at @buf (not NUL-terminated) as the
+ * contents of @file.  Returns the configuration, or NULL with @err filled
+ * in; an allocation failure is reported the same way.
+ */
+struct rconf *rconf_parse(const char *file, const char *buf, size_t len,
+			  struct rconf_err *err);
+
+/* rconf_load() - read @path (at most RCONF_MAX_FILE bytes) and parse it. */
+struct rconf *rconf_load(const char *path, struct rconf_err *err);
+
+void rconf_free(struct rconf *conf);
+
+const char *rconf_role_name(enum rconf_role role);
+
+#endif /* RAMSTERCTL_CONF_H */
