@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz - a time-bounded random-mutation fuzzer, run under ASan and UBSan.
+ *
+ * frames: valid r2net frames of every type, mutated (bit flips, random and
+ *	boundary bytes, header fields set to boundary values, cut short,
+ *	extended), each copied to a heap buffer of exactly its size and fed
+ *	to r2net_hdr_check() and, when accepted, to its payload decoder.
+ *	An accepted payload must encode back to the very same bytes.
+ * conf: valid ramster.conf texts, mutated by line (delete, duplicate, swap,
+ *	replace a value by a boundary value) and by byte, fed to
+ *	rconf_parse(); every 1024th also through a file and rconf_load().
+ *	A parsed configuration must obey every rule the parser promises;
+ *	an error must be FILE:LINE: with a line inside the file.
+ *
+ * Any sanitizer finding aborts; a broken invariant prints the input and
+ * aborts.  At the end it prints how many inputs it ran.
+ *
+ * usage: fuzz -m frames|conf [-t SECONDS] [-s SEED] [CONF_FILE...]
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf.h"
+#include "r2net_wire.h"
+#include "test.h"
+
+#define MAX_INPUT	(R2NET_MAX_FRAME + 256)
+#define MAX_CONF	8192
+
+static const u8 *cur_input;
+static size_t cur_len;
+
+static void __attribute__((noreturn)) broken(const char *what)
+{
+	size_t i;
+
+	fprintf(stderr, "fuzz: invariant broken: %s (seed %u)\ninput (%zu bytes):",
+		what, test_seed, cur_len);
+	for (i = 0; i < cur_len && i < 512; i++)
+		fprintf(stderr, "%s%02x", i % 32 ? " " : "\n", cur_input[i]);
+	fprintf(stderr, "\n");
+	abort();
+}
+
+/* ---- frames ---- */
+
+static const u16 types[] = {
+	R2NET_MSG_HANDSHAKE, R2NET_MSG_KEEPALIVE_REQ, R2NET_MSG_KEEPALIVE_RESP,
+	R2NET_MSG_TMEM_NEW_POOL, R2NET_MSG_TMEM_DESTROY_POOL,
+	R2NET_MSG_TMEM_PUT_PAGE, R2NET_MSG_TMEM_GET_PAGE,
+	R2NET_MSG_TMEM_FLUSH_PAGE, R2NET_MSG_TMEM_FLUSH_OBJECT,
+};
+
+static const u32 lens[] = {
+	0, 1, R2NET_POOL_LEN, R2NET_NEW_POOL_LEN, R2NET_HANDLE_LEN,
+	R2NET_HANDSHAKE_LEN, R2NET_PAGE_MSG_LEN - 1, R2NET_PAGE_MSG_LEN,
+	R2NET_PAGE_MSG_LEN + 1, 0x7fffffff, 0x80000000u, 0xffffffffu,
+};
+
+static void fill_random(u8 *p, size_t n)
+{
+	while (n--)
+		*p++ = (u8)rnd64();
+}
+
+/* A valid frame of a random type into buf; returns its size. */
+static size_t seed_frame(u8 *buf)
+{
+	static u8 page[TMEM_PAGE_SIZE];
+	u16 type = types[rnd(sizeof(types) / sizeof(types[0]))];
+	bool reply = r2net_msg_tmem_op(type) && rnd(2);
+	struct r2net_handshake hs = { .protocol_version = R2NET_PROTOCOL_VERSION };
+	struct r2net_tmem_new_pool np;
+	struct tmem_handle h;
+	u8 *payload = buf + R2NET_HDR_LEN;
+	u32 len = 0;
+	unsigned int i;
+
+	h.pool_id = (u32)rnd64();
+	h.index = (u32)rnd64();
+	for (i = 0; i < 3; i++)
+		h.oid[i] = rnd64();
+	switch (type) {
+	case R2NET_MSG_HANDSHAKE:
+		hs.sender_node = (u16)rnd(R2NET_MAX_NODE + 1);
+		hs.receiver_node = (u16)rnd(R2NET_MAX_NODE + 1);
+		for (i = 0; i <= rnd(R2NET_CLUSTER_NAME_LEN); i++)
+			hs.cluster_name[i] = (char)('!' + rnd(94));
+		hs.idle_timeout_ms = 30000;
+		hs.keepalive_delay_ms = 1 + rnd(29999);
+		hs.reconnect_delay_ms = 1 + rnd(60000);
+		r2net_handshake_encode((void *)payload, &hs);
+		len = R2NET_HANDSHAKE_LEN;
+		break;
+	case R2NET_MSG_TMEM_NEW_POOL:
+		if (reply)
+			break;
+		np.uuid[0] = rnd(2) ? 0 : rnd64();
+		np.uuid[1] = rnd(2) ? 0 : rnd64();
+		np.flags = tmem_pool_flags(rnd(2), rnd(2));
+		r2net_tmem_new_pool_encode((void *)payload, &np);
+		len = R2NET_NEW_POOL_LEN;
+		break;
+	case R2NET_MSG_TMEM_DESTROY_POOL:
+		if (reply)
+			break;
+		r2net_tmem_pool_encode((void *)payload, rnd(16));
+		len = R2NET_POOL_LEN;
+		break;
+	case R2NET_MSG_TMEM_PUT_PAGE:
+	case R2NET_MSG_TMEM_GET_PAGE:
+		if (reply != (type == R2NET_MSG_TMEM_GET_PAGE))
+			goto handle;
+		if (type == R2NET_MSG_TMEM_GET_PAGE && rnd(2))
+			break;		/* a miss */
+		fill_random(page, 1 + rnd(64));
+		r2net_tmem_page_encode((void *)payload, &h, page);
+		len = R2NET_PAGE_MSG_LEN;
+		break;
+	case R2NET_MSG_TMEM_FLUSH_PAGE:
+	case R2NET_MSG_TMEM_FLUSH_OBJECT:
+handle:
+		if (reply)
+			break;
+		tmem_handle_to_le((void *)payload, &h);
+		len = R2NET_HANDLE_LEN;
+		break;
+	}
+	r2net_hdr_init((struct r2net_hdr *)buf, type, reply ? R2NET_F_REPLY : 0,
+		       len, rnd64(), reply ? (s32)rnd64() : 0);
+	return R2NET_HDR_LEN + len;
+}
+
+static size_t mutate_frame(u8 *buf, size_t size)
+{
+	unsigned int i, n = rnd(6);
+	size_t pos, add;
+	u32 v;
+
+	for (i = 0; i < n; i++) {
+		pos = size ? rnd((u32)size) : 0;
+		switch (rnd(10)) {
+		case 0:		/* flip a bit */
+			if (size)
+				buf[pos] ^= (u8)(1u << rnd(8));
+			break;
+		case 1:		/* a random byte, mostly in the header */
+			if (size)
+				buf[rnd(2) ? rnd(R2NET_HDR_LEN < size ?
+					 R2NET_HDR_LEN : (u32)size) : pos] = (u8)rnd64();
+			break;
+		case 2: {	/* a boundary byte */
+			static const u8 b[] = { 0, 1, 0x7f, 0x80, 0xfe, 0xff, ' ', '~' };
+
+			if (size)
+				buf[pos] = b[rnd(sizeof(b))];
+			break;
+		}
+		case 3:		/* the length field to an interesting value */
+			v = lens[rnd(sizeof(lens) / sizeof(lens[0]))];
+			((struct r2net_hdr *)buf)->len = cpu_to_le32(v);
+			break;
+		case 4:		/* another type */
+			v = rnd(4) ? types[rnd(sizeof(types) / sizeof(types[0]))] :
+				     (u32)rnd(0x10000);
+			((struct r2net_hdr *)buf)->type = cpu_to_le16((u16)v);
+			break;
+		case 5:		/* flags or status */
+			if (rnd(2))
+				((struct r2net_hdr *)buf)->flags =
+					cpu_to_le16((u16)(rnd(3) ? rnd(2) : rnd(0x10000)));
+			else
+				((struct r2net_hdr *)buf)->status =
+					cpu_to_le32(rnd(2) ? 0 : (u32)rnd64());
+			break;
+		case 6:		/* cut short */
+			size = rnd((u32)size + 1);
+			break;
+		case 7:		/* extend */
+			add = rnd(64);
+			if (size + add <= MAX_INPUT) {
+				fill_random(buf + size, add);
+				size += add;
+			}
+			break;
+		case 8:		/* a handshake payload field */
+			if (size >= R2NET_HDR_LEN + R2NET_HANDSHAKE_LEN)
+				buf[R2NET_HDR_LEN + rnd(R2NET_HANDSHAKE_LEN)] =
+					rnd(2) ? 0 : (u8)rnd64();
+			break;
+		default:	/* several random bytes */
+			add = rnd(16);
+			for (; add && size; add--)
+				buf[rnd((u32)size)] = (u8)rnd64();
+			break;
+		}
+	}
+	return size;
+}
+
+static unsigned long frame_reasons[R2NET_REJECT_NR];
+static unsigned long payload_reasons[R2NET_REJECT_NR];
+
+/* Decode an accepted frame's payload; what decodes must encode the same. */
+static void decode_payload(const u8 *buf, const struct r2net_msg *m)
+{
+	union {
+		struct r2net_handshake_le hs;
+		struct r2net_tmem_new_pool_le np;
+		struct r2net_tmem_pool_le pool;
+		struct tmem_handle_le h;
+	} again;
+	const u8 *payload = buf + R2NET_HDR_LEN;
+	struct r2net_handshake hs;
+	struct r2net_tmem_new_pool np;
+	struct tmem_handle h;
+	enum r2net_reject r = R2NET_ACCEPT;
+	const u8 *page;
+	u32 pool_id;
+
+	if (!m->len)
+		return;
+	switch (m->type) {
+	case R2NET_MSG_HANDSHAKE:
+		r = r2net_handshake_decode(&hs, payload, m->len);
+		if (r != R2NET_ACCEPT)
+			break;
+		if (strlen(hs.cluster_name) < 1 ||
+		    strlen(hs.cluster_name) > R2NET_CLUSTER_NAME_LEN ||
+		    hs.sender_node > R2NET_MAX_NODE ||
+		    hs.keepalive_delay_ms >= hs.idle_timeout_ms)
+			broken("handshake accepted with bad fields");
+		r2net_handshake_encode(&again.hs, &hs);
+		if (memcmp(&again.hs, payload, sizeof(again.hs)))
+			broken("handshake does not encode back to its bytes");
+		break;
+	case R2NET_MSG_TMEM_NEW_POOL:
+		r = r2net_tmem_new_pool_decode(&np, payload, m->len);
+		if (r != R2NET_ACCEPT)
+			break;
+		(void)tmem_pool_flags_check(np.flags);
+		r2net_tmem_new_pool_encode(&again.np, &np);
+		if (memcmp(&again.np, payload, sizeof(again.np)))
+			broken("new_pool does not encode back to its bytes");
+		break;
+	case R2NET_MSG_TMEM_DESTROY_POOL:
+		r = r2net_tmem_pool_decode(&pool_id, payload, m->len);
+		if (r != R2NET_ACCEPT)
+			break;
+		r2net_tmem_pool_encode(&again.pool, pool_id);
+		if (memcmp(&again.pool, payload, sizeof(again.pool)))
+			broken("pool does not encode back to its bytes");
+		break;
+	default:
+		if (m->len == R2NET_HANDLE_LEN)
+			r = r2net_tmem_handle_decode(&h, payload, m->len);
+		else
+			r = r2net_tmem_page_decode(&h, &page, payload, m->len);
+		if (r != R2NET_ACCEPT)
+			broken("a handle or page message of the right length refused");
+		tmem_handle_to_le(&again.h, &h);
+		if (memcmp(&again.h, payload, sizeof(again.h)))
+			broken("handle does not encode back to its bytes");
+		if (m->len != R2NET_HANDLE_LEN) {
+			if (page != payload + R2NET_HANDLE_LEN)
+				broken("page pointer outside the frame");
+			/* touch every byte: ASan catches a short buffer */
+			if (memchr(page, 0x100 - 1, TMEM_PAGE_SIZE) == page - 1)
+				broken("impossible");
+		}
+		break;
+	}
+	payload_reasons[r]++;
+}
+
+/* Decoders straight on random bytes of random lengths, header or not. */
+static void fuzz_decoders(const u8 *buf, size_t size)
+{
+	struct r2net_handshake hs;
+	struct r2net_tmem_new_pool np;
+	struct tmem_handle h;
+	const u8 *page;
+	u32 pool_id;
+	size_t off = rnd((u32)size + 1), len = size - off;
+	u8 *p = malloc(len ? len : 1);
+
+	if (!p)
+		abort();
+	memcpy(p, buf + off, len);
+	(void)r2net_handshake_decode(&hs, p, len);
+	(void)r2net_tmem_new_pool_decode(&np, p, len);
+	(void)r2net_tmem_pool_decode(&pool_id, p, len);
+	(void)r2net_tmem_handle_decode(&h, p, len);
+	if (r2net_tmem_page_decode(&h, &page, p, len) == R2NET_ACCEPT &&
+	    page + TMEM_PAGE_SIZE != p + len)
+		broken("page decoder: page does not end the payload");
+	free(p);
+}
+
+static void one_frame(u8 *work)
+{
+	struct r2net_msg m;
+	enum r2net_reject r;
+	size_t size;
+	u8 *buf;
+
+	memset(work, 0, MAX_INPUT);
+	size = mutate_frame(work, seed_frame(work));
+	buf = malloc(size ? size : 1);	/* exactly size: ASan sees overreads */
+	if (!buf)
+		abort();
+	memcpy(buf, work, size);
+	cur_input = buf;
+	cur_len = size;
+	memset(&m, 0xee, sizeof(m));
+	r = r2net_hdr_check((const struct r2net_hdr *)buf, size, &m);
+	if ((unsigned int)r >= R2NET_REJECT_NR)
+		broken("hdr_check returned no reason");
+	frame_reasons[r]++;
+	if (r == R2NET_ACCEPT) {
+		if (m.len > R2NET_MAX_PAYLOAD || R2NET_HDR_LEN + m.len > size)
+			broken("accepted a frame longer than its bytes");
+		if (!r2net_msg_len_ok(m.type, m.flags & R2NET_F_REPLY, m.len))
+			broken("accepted a length wrong for the type");
+		decode_payload(buf, &m);
+	} else if (r == R2NET_REJECT_TRUNCATED && size >= R2NET_HDR_LEN &&
+		   R2NET_HDR_LEN + m.len <= size) {
+		broken("truncated, but the whole frame is there");
+	}
+	if (rnd(4) == 0)
+		fuzz_decoders(buf, size);
+	free(buf);
+}
+
+/* ---- conf ---- */
+
+static const char default_conf[] =
+	"cluster:\n\tnode_count = 3\n\tname = ramster\n\n"
+	"node:\n\tip_port = 7777\n\tip_address = 10.77.0.10\n\tnumber = 0\n"
+	"\tname = ms0\n\tcluster = ramster\n\trole = memory-server\n\n"
+	"node:\n\tip_port = 7777\n\tip_address = 10.77.0.11\n\tnumber = 1\n"
+	"\tname = client1\n\tcluster = ramster\n\trole = client\n\n"
+	"node:\n\tip_port = 7777\n\tip_address = 10.77.0.12\n\tnumber = 2\n"
+	"\tname = client2\n\tcluster = ramster\n\trole = client\n\n";
+
+static const char *const tokens[] = {
+	"", " ", "=", "==", ":", "#", "\t", "\r", "\n", "0", "1", "-1", "254",
+	"255", "256", "65535", "65536", "4294967296", "99999999999999999999999",
+	"0x10", "007", "0.0.0.0", "255.255.255.255", "224.0.0.1", "1.2.3",
+	"1.2.3.4.5", "01.2.3.4", "10.77.0.10", "10.77.0.11", "::1", "ms0",
+	"client1", "ramster", "memory-server", "client", "server",
+	"abcdefghijklmnopq", "cluster:", "node:", "name", "number",
+	"ip_address", "ip_port", "cluster", "role", "node_count",
+};
+
+#define NR_TOKENS (sizeof(tokens) / sizeof(tokens[0]))
+
+struct text {
+	char b[MAX_CONF];
+	size_t len;
+};
+
+/* Byte range of line i (0-based) of t, without its newline. */
+static bool line_span(const struct text *t, unsigned int i, size_t *start,
+		      size_t *end)
+{
+	size_t s = 0;
+
+	while (i) {
+		const char *nl = memchr(t->b + s, '\n', t->len - s);
+
+		if (!nl)
+			return false;
+		s = (size_t)(nl - t->b) + 1;
+		i--;
+	}
+	if (s > t->len)
+		return false;
+	*start = s;
+	*end = s;
+	while (*end < t->len && t->b[*end] != '\n')
+		(*end)++;
+	return true;
+}
+
+static void splice(struct text *t, size_t at, size_t del, const char *ins,
+		   size_t n)
+{
+	if (t->len - del + n > sizeof(t->b))
+		return;
+	memmove(t->b + at + n, t->b + at + del, t->len - at - del);
+	memcpy(t->b + at, ins, n);
+	t->len = t->len - del + n;
+}
+
+static void mutate_conf(struct text *t, unsigned int nr_lines)
+{
+	unsigned int i, n = 1 + rnd(4);
+	size_t s, e, s2, e2, pos;
+	char line[256];
+	const char *tok;
+
+	for (i = 0; i < n; i++) {
+		if (!line_span(t, rnd(nr_lines + 1), &s, &e))
+			continue;
+		switch (rnd(9)) {
+		case 0:		/* delete a line */
+			splice(t, s, e - s + (e < t->len), "", 0);
+			break;
+		case 1:		/* duplicate a line */
+			if (e - s + 1 < sizeof(line)) {
+				memcpy(line, t->b + s, e - s);
+				line[e - s] = '\n';
+				splice(t, s, 0, line, e - s + 1);
+			}
+			break;
+		case 2:		/* move a line elsewhere */
+			if (e - s + 1 < sizeof(line) &&
+			    line_span(t, rnd(nr_lines + 1), &s2, &e2) && s2 < s) {
+				memcpy(line, t->b + s, e - s);
+				line[e - s] = '\n';
+				splice(t, s, e - s + (e < t->len), "", 0);
+				splice(t, s2, 0, line, e - s + 1);
+			}
+			break;
+		case 3: {	/* the value after '=' becomes a token */
+			const char *eq = memchr(t->b + s, '=', e - s);
+
+			tok = tokens[rnd(NR_TOKENS)];
+			if (eq) {
+				pos = (size_t)(eq - t->b) + 1 + (rnd(4) != 0);
+				if (pos <= e)
+					splice(t, pos, e - pos, tok, strlen(tok));
+			}
+			break;
+		}
+		case 4:		/* a token somewhere in a line */
+			tok = tokens[rnd(NR_TOKENS)];
+			pos = s + rnd((u32)(e - s + 1));
+			splice(t, pos, rnd(3) ? 0 : (e - pos) * rnd(2), tok,
+			       strlen(tok));
+			break;
+		case 5:		/* indentation: none, spaces, or more */
+			if (s < t->len && t->b[s] == '\t' && rnd(2))
+				splice(t, s, 1, "", 0);
+			else if (s < t->len && t->b[s] == '\t')
+				splice(t, s, 1, "    ", 4);
+			else
+				splice(t, s, 0, "\t", 1);
+			break;
+		case 6:		/* a random byte */
+			if (t->len) {
+				pos = rnd((u32)t->len);
+				t->b[pos] = rnd(4) ? (char)(' ' + rnd(95)) :
+						     (char)rnd64();
+			}
+			break;
+		case 7:		/* cut the file */
+			t->len = rnd((u32)t->len + 1);
+			break;
+		default:	/* a new stanza header */
+			tok = rnd(2) ? "node:\n" : "cluster:\n";
+			splice(t, s, 0, tok, strlen(tok));
+			break;
+		}
+	}
+}
+
+static unsigned int count_lines(const char *b, size_t len)
+{
+	unsigned int n = 1;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		n += b[i] == '\n';
+	return n;
+}
+
+static void check_conf(const struct rconf *c)
+{
+	unsigned int i, j;
+
+	if (c->nr_nodes != c->node_count || !c->nr_nodes ||
+	    c->nr_nodes > RCONF_MAX_NODES)
+		broken("node_count does not match the nodes");
+	if (!c->name[0] || strlen(c->name) > RCONF_CLUSTER_NAME_MAX)
+		broken("bad cluster name accepted");
+	for (i = 0; i < c->nr_nodes; i++) {
+		const struct rconf_node *a = &c->nodes[i];
+
+		if (a->number > RCONF_MAX_NODE || !a->port || a->port > 65535 ||
+		    !a->name[0] || strlen(a->name) > RCONF_NODE_NAME_MAX ||
+		    !a->addr[0] || a->addr[0] >= 224 ||
+		    (a->role != RCONF_ROLE_CLIENT &&
+		     a->role != RCONF_ROLE_MEMORY_SERVER))
+			broken("bad node accepted");
+		for (j = 0; j < i; j++) {
+			const struct rconf_node *b = &c->nodes[j];
+
+			if (a->number == b->number || !strcmp(a->name, b->name) ||
+			    !memcmp(a->addr, b->addr, 4))
+				broken("duplicate node accepted");
+		}
+	}
+}
+
+static unsigned long conf_ok, conf_refused, conf_files;
+
+static void one_conf(const struct text *seeds, unsigned int nr_seeds,
+		     const char *tmpfile)
+{
+	static struct text t;
+	struct rconf_err err;
+	struct rconf *c;
+	unsigned int lines;
+	char prefix[64];
+	char *buf;
+	FILE *f;
+
+	t = seeds[rnd(nr_seeds)];
+	lines = count_lines(t.b, t.len);
+	mutate_conf(&t, lines);
+	lines = count_lines(t.b, t.len);
+	buf = malloc(t.len ? t.len : 1);
+	if (!buf)
+		abort();
+	memcpy(buf, t.b, t.len);
+	cur_input = (const u8 *)buf;
+	cur_len = t.len;
+	c = rconf_parse("fuzz.conf", buf, t.len, &err);
+	if (c) {
+		conf_ok++;
+		check_conf(c);
+	} else {
+		conf_refused++;
+		snprintf(prefix, sizeof(prefix), "fuzz.conf:%u: ", err.line);
+		if (!err.line || err.line > lines ||
+		    strncmp(err.text, prefix, strlen(prefix)))
+			broken("error without a good FILE:LINE:");
+	}
+	rconf_free(c);
+	if (rnd(1024) == 0) {
+		struct rconf *c2;
+
+		f = fopen(tmpfile, "w");
+		if (!f || fwrite(buf, 1, t.len, f) != t.len || fclose(f))
+			abort();
+		c2 = rconf_load(tmpfile, &err);
+		if (!c2 != !c)
+			broken("rconf_load and rconf_parse disagree");
+		rconf_free(c2);
+		conf_files++;
+	}
+	free(buf);
+}
+
+static bool load_seed(struct text *t, const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	t->len = fread(t->b, 1, sizeof(t->b), f);
+	fclose(f);
+	return true;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static struct text seeds[16];
+	static u8 work[MAX_INPUT];
+	const char *mode = NULL;
+	unsigned int nr_seeds = 0;
+	char tmpfile[] = "/tmp/fuzz-conf.XXXXXX";
+	unsigned long runs = 0;
+	double secs = 10, start;
+	int i, fd;
+
+	test_seed_from_args(argc, argv, "fuzz");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-m") && i + 1 < argc) {
+			mode = argv[++i];
+		} else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
+			secs = strtod(argv[++i], NULL);
+		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+			i++;
+		} else if (nr_seeds < 15) {
+			if (!load_seed(&seeds[nr_seeds++], argv[i])) {
+				perror(argv[i]);
+				return 2;
+			}
+		}
+	}
+	if (!mode || (strcmp(mode, "frames") && strcmp(mode, "conf"))) {
+		fprintf(stderr, "usage: fuzz -m frames|conf [-t SECONDS] [-s SEED] [CONF_FILE...]\n");
+		return 2;
+	}
+	memcpy(seeds[nr_seeds].b, default_conf, sizeof(default_conf) - 1);
+	seeds[nr_seeds++].len = sizeof(default_conf) - 1;
+	fd = mkstemp(tmpfile);
+	if (fd < 0) {
+		perror(tmpfile);
+		return 2;
+	}
+	close(fd);
+
+	start = now();
+	do {
+		for (i = 0; i < 256; i++, runs++) {
+			if (mode[0] == 'f')
+				one_frame(work);
+			else
+				one_conf(seeds, nr_seeds, tmpfile);
+		}
+	} while (now() - start < secs);
+	unlink(tmpfile);
+
+	printf("fuzz %s: %lu inputs in %.0f s, no crash\n", mode, runs,
+	       now() - start);
+	if (mode[0] == 'f') {
+		printf("  header:");
+		for (i = 0; i < R2NET_REJECT_NR; i++)
+			printf(" %s %lu", r2net_reject_name(i), frame_reasons[i]);
+		printf("\n  payload of accepted frames:");
+		for (i = 0; i < R2NET_REJECT_NR; i++)
+			if (payload_reasons[i])
+				printf(" %s %lu", r2net_reject_name(i),
+				       payload_reasons[i]);
+		printf("\n");
+	} else {
+		printf("  parsed %lu, refused %lu, through files %lu\n", conf_ok,
+		       conf_refused, conf_files);
+	}
+	return 0;
+}
