@@ -10,10 +10,10 @@ cp="$kdir/scripts/checkpatch.pl --strict --terse --show-types"
 out=$($cp "$top"/frontend/kernel-patches/0*.patch 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
 [ -z "$out" ] || { echo "checkpatch on the series:"; echo "$out"; exit 1; }
 echo "series: checkpatch --strict clean"
-files=$(cd "$top" && ls tests/probe/*.c | grep -v "\.mod\.c$")
+files=$(cd "$top" && ls tests/probe/*.c shared-abi/*.h | grep -v "\.mod\.c$")
 out=$(cd "$top" && $cp --no-tree -f $files 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
 [ -z "$out" ] || { echo "checkpatch on the C files:"; echo "$out"; exit 1; }
-echo "C files: checkpatch --strict clean: $files"
+echo "C files: checkpatch --strict clean:" $files
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for m in tests/probe; do
