@@ -11,7 +11,8 @@ BUILD = build
 CLUSTER ?= libvirt-xml/default.cluster
 TOOL = tools/ramster-cluster/ramster-cluster
 GUEST_BINS = $(BUILD)/swapcheck
-MODULES = tests/probe/tmem_probe.ko
+MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko
+MODULE_DIRS = tests/probe r2net
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
 .PHONY: all deps kernel modules image tools demo down test check clean help
@@ -30,7 +31,9 @@ kernel: deps
 	@ln -sfn $(KDIR) $(BUILD)/linux
 
 modules: kernel
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/probe W=1 modules
+	for m in $(MODULE_DIRS); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$m W=1 modules || exit 1; \
+	done
 
 $(BUILD)/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(BUILD)
@@ -53,13 +56,9 @@ test: all
 	tests/run
 
 check: kernel
-	$(KDIR)/scripts/checkpatch.pl --strict --no-tree --terse -f \
-		tests/probe/*.c
-	$(KDIR)/scripts/checkpatch.pl --strict --terse frontend/kernel-patches/0*.patch
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/probe C=2 W=1 modules
+	tests/host/50-kernel-style.sh
 
 clean:
+	-for m in $(MODULE_DIRS); do $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$m clean; done
 	rm -rf $(BUILD) tests/out
 	-$(MAKE) -s -C tools/ramster-cluster clean
-	rm -f tests/probe/*.o tests/probe/*.ko tests/probe/*.mod* tests/probe/.*.cmd \
-		tests/probe/modules.order tests/probe/Module.symvers
