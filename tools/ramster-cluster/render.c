@@ -99,8 +99,9 @@ static char *render_disks(const struct rc_node *n, const char *state)
 /*
  * One domain from the template of its role.  STATE is the absolute state
  * directory: kernel, initrd, disks and logs live there.  The templates
- * have <cpu mode='maximum'/>: it gives TCG guests every feature QEMU
- * emulates (checked with libvirt 9.0 and QEMU 7.2 TCG).
+ * leave the CPU model to libvirt (qemu64 under TCG): with "maximum" the
+ * guest took 5-level paging and other paths that tripped the debug kernel
+ * in early boot now and then.
  */
 void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 		      const struct rc_templates *t, const char *state, FILE *f)
