@@ -1,0 +1,156 @@
+#!/bin/bash
+# ramsterctl against a plain directory standing in for r2net's configfs
+# (-r): configure writes every node's ipv4_port, ipv4_address and num and
+# only this node's local; status lists every node; configure refuses a
+# second time, a bad conf (2), an unknown node (2) and a missing root (1);
+# a failure midway (a mkdir, or a write) leaves nothing behind; unconfigure
+# removes it all.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+conf=tests/unit/fixtures/default.conf
+
+bad()
+{
+	echo "FAIL: $*"
+	fail=1
+}
+
+make -s -C tools/ramsterctl ramsterctl CFLAGS="-O2 -g -Werror" ||
+	{ echo "FAIL: ramsterctl does not build"; exit 1; }
+rc=$top/tools/ramsterctl/ramsterctl
+
+# run CMD...: sets $out (stdout+stderr) and $st (exit status).
+run()
+{
+	set +e
+	out=$("$@" 2>&1)
+	st=$?
+	set -e
+}
+
+"$rc" --help | grep -q unconfigure || bad "--help does not document unconfigure"
+run "$rc"
+[ $st = 2 ] || bad "no command: exit $st, want 2"
+
+# configure
+r=$tmp/r2net
+mkdir "$r"
+run "$rc" -c $conf -n client1 -r "$r" configure
+[ $st = 0 ] || bad "configure: exit $st: $out"
+n=$r/ramster/node
+check()	# FILE WANT
+{
+	if [ ! -f "$1" ]; then
+		bad "${1#"$r"/} missing"
+	elif [ "$(cat "$1")" != "$2" ]; then
+		bad "${1#"$r"/} reads '$(cat "$1")', want '$2'"
+	fi
+}
+for spec in "ms0 0 10.77.0.10" "client1 1 10.77.0.11" "client2 2 10.77.0.12"; do
+	set -- $spec
+	check "$n/$1/ipv4_port" 7777
+	check "$n/$1/ipv4_address" "$3"
+	check "$n/$1/num" "$2"
+done
+check "$n/client1/local" 1
+for o in ms0 client2; do
+	[ -e "$n/$o/local" ] && [ "$(cat "$n/$o/local")" = 1 ] &&
+		bad "$o/local is 1"
+done
+
+# status
+echo 1 >"$n/ms0/state"	# as r2net will, some day
+run "$rc" -r "$r" status
+[ $st = 0 ] || bad "status: exit $st: $out"
+for o in ms0 client1 client2; do
+	echo "$out" | grep -q "^$o " || bad "status does not list $o: $out"
+done
+echo "$out" | grep -q "^cluster ramster " || bad "status has no cluster line: $out"
+echo "$out" | grep -Eq '^client1 +1 +10\.77\.0\.11:7777 +local +-$' ||
+	bad "status line of client1: $out"
+echo "$out" | grep -Eq '^ms0 +0 +10\.77\.0\.10:7777 +1$' ||
+	bad "status line of ms0 (state 1, not local): $out"
+echo "$out" | grep -Eq '^client2 .*local' && bad "client2 shown local: $out"
+rm "$n/ms0/state"
+
+# configure again refuses and changes nothing
+snap=$(cd "$r" && find . -type f -exec md5sum {} + | sort)
+run "$rc" -c $conf -n client1 -r "$r" configure
+[ $st = 1 ] || bad "second configure: exit $st, want 1"
+echo "$out" | grep -q "already configured.*unconfigure first" ||
+	bad "second configure said: $out"
+[ "$(cd "$r" && find . -type f -exec md5sum {} + | sort)" = "$snap" ] ||
+	bad "second configure changed the tree"
+
+# unconfigure
+run "$rc" -r "$r" unconfigure
+[ $st = 0 ] || bad "unconfigure: exit $st: $out"
+[ -e "$r/ramster" ] && bad "unconfigure left $r/ramster"
+run "$rc" -r "$r" status
+[ $st = 1 ] && echo "$out" | grep -q "no cluster" || bad "status with no cluster: $st $out"
+
+# refusals before anything is written
+sed 's/number = 2/number = 1/' $conf >"$tmp/dup.conf"
+run "$rc" -c "$tmp/dup.conf" -n client1 -r "$r" configure
+[ $st = 2 ] || bad "bad conf: exit $st, want 2"
+echo "$out" | grep -qF "$tmp/dup.conf:24:" || bad "bad conf said: $out"
+run "$rc" -c $conf -n nosuch -r "$r" configure
+[ $st = 2 ] || bad "unknown node: exit $st, want 2"
+echo "$out" | grep -q "'nosuch'" && echo "$out" | grep -qF "$conf" ||
+	bad "unknown node said: $out"
+run "$rc" -c $conf -n client1 -r "$tmp/none" configure
+[ $st = 1 ] || bad "missing root: exit $st, want 1"
+echo "$out" | grep -q "load r2net.ko" || bad "missing root said: $out"
+[ -z "$(ls -A "$r")" ] || bad "a refused configure wrote into $r"
+
+# Failure midway, by path length: a root so deep that
+# node/client1/ipv4_address no longer fits in PATH_MAX (4096), though
+# everything before it does.
+deep=$tmp
+while [ ${#deep} -lt 3900 ]; do deep=$deep/$(printf 'd%.0s' $(seq 100)); done
+pad=$((4062 - ${#deep} - 1))
+deep=$deep/$(printf 'e%.0s' $(seq $pad))
+mkdir -p "$deep"
+[ ${#deep} = 4062 ] || bad "deep root is ${#deep} long"
+run "$rc" -c $conf -n client1 -r "$deep" configure
+[ $st = 1 ] || bad "midway (path): exit $st, want 1: $out"
+echo "$out" | grep -q "writing '10.77.0.11' to .*client1/ipv4_address failed: File name too long" ||
+	bad "midway (path) said: $out"
+[ -z "$(ls -A "$deep")" ] || bad "midway (path) left $(ls -A "$deep") behind"
+
+# Failure midway, by a real ENOSPC: a tmpfs with too few inodes, in a
+# private mount namespace (skipped where unshare/mount is not allowed).
+# Inodes: the root, ramster, node, ms0, client1, client2, then the files.
+if unshare -m true 2>/dev/null; then
+	for spec in "5 mkdir.*client2 failed: No space left on device" \
+		    "10 writing '10.77.0.11' to .*client1/ipv4_address failed: No space left on device"; do
+		inodes=${spec%% *} want=${spec#* }
+		m=$tmp/m$inodes
+		mkdir "$m"
+		set +e
+		out=$(unshare -m bash -c '
+			mount -t tmpfs -o size=1m,nr_inodes='$inodes' none "$1" || exit 99
+			"$2" -c "$3" -n client1 -r "$1" configure
+			st=$?
+			echo "left: $(ls -A "$1")"
+			exit $st' sh "$m" "$rc" "$conf" 2>&1)
+		st=$?
+		set -e
+		if [ $st = 99 ]; then
+			echo "note: cannot mount tmpfs; ENOSPC midway test skipped"
+			break
+		fi
+		[ $st = 1 ] || bad "midway ($inodes inodes): exit $st, want 1: $out"
+		echo "$out" | grep -q "$want" || bad "midway ($inodes inodes) said: $out"
+		echo "$out" | grep -qx "left: " || bad "midway ($inodes inodes) left: $out"
+	done
+else
+	echo "note: no unshare -m; ENOSPC midway test skipped"
+fi
+
+[ $fail = 0 ] && echo "PASS: ramsterctl"
+exit $fail

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ramsterctl - set up, tear down and show the r2net cluster in configfs
+ * from /etc/ramster.conf.  See usage() for the commands.
+ *
+ * configure checks everything before it writes anything, then writes in
+ * the order r2net's node manager enforces (ipv4_port, ipv4_address, num
+ * for every node, then local = 1 for this node last).  If a step fails it
+ * undoes what it created, newest first, so nothing is left half set up.
+ *
+ * ROOT need not be configfs (the host tests use a plain directory): there
+ * the attribute files do not exist beforehand, so they are created on
+ * write, recorded, and removed again on undo and by unconfigure.
+ */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "conf.h"
+
+#define DEFAULT_CONF	"/etc/ramster.conf"
+#define DEFAULT_ROOT	"/sys/kernel/config/r2net"
+#define CONFIGFS_MAGIC	0x62656570
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+static const char *prog = "ramsterctl";
+static int on_configfs;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ramsterctl [-c CONF] [-n NODE] [-r ROOT] configure\n"
+"       ramsterctl [-r ROOT] unconfigure\n"
+"       ramsterctl [-r ROOT] status\n"
+"       ramsterctl --help\n"
+"\n"
+"Sets up the r2net cluster (r2net.ko's configfs node manager) from\n"
+"ramster.conf.\n"
+"\n"
+"  -c CONF   cluster configuration (default " DEFAULT_CONF ")\n"
+"  -n NODE   this machine's node name (default: the hostname)\n"
+"  -r ROOT   r2net's configfs directory (default " DEFAULT_ROOT ")\n"
+"\n"
+"configure    parse CONF; check that NODE is one of its nodes, that ROOT\n"
+"             exists (r2net.ko is loaded) and that no cluster is there yet;\n"
+"             then mkdir ROOT/CLUSTER and ROOT/CLUSTER/node/NAME for every\n"
+"             node, write ipv4_port, ipv4_address and num of every node in\n"
+"             that order, and last write 1 to NODE's local.  If any step\n"
+"             fails, everything it created is removed again and the\n"
+"             failed step and its error are printed.\n"
+"unconfigure  write 0 to local, rmdir every node and the cluster.\n"
+"status       print the cluster, its idle_timeout_ms, keepalive_delay_ms\n"
+"             and reconnect_delay_ms, then one line per node: name, num,\n"
+"             address:port, \"local\" for this node, and its state ('-' if\n"
+"             r2net does not report one).\n"
+"\n"
+"Exit status: 0 done, 1 failed (nothing left half configured),\n"
+"2 bad usage or bad CONF (errors name FILE:LINE).\n");
+}
+
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* snprintf into a PATH_MAX buffer; a path that does not fit is an error. */
+static int mkpath(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Read a one-line attribute into @buf without its newline; "-" if absent. */
+static void read_attr(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	snprintf(buf, size, "-");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!buf[0])
+		snprintf(buf, size, "-");
+}
+
+/* The undo log: what configure created, to be removed newest first. */
+struct undo {
+	char path[PATH_MAX];
+	int is_dir;
+};
+
+static struct undo *undo_log;
+static size_t undo_nr, undo_cap;
+
+static int undo_push(const char *path, int dir)
+{
+	if (undo_nr == undo_cap) {
+		size_t cap = undo_cap ? 2 * undo_cap : 64;
+		struct undo *u = realloc(undo_log, cap * sizeof(*u));
+
+		if (!u)
+			return -1;
+		undo_log = u;
+		undo_cap = cap;
+	}
+	snprintf(undo_log[undo_nr].path, PATH_MAX, "%s", path);
+	undo_log[undo_nr].is_dir = dir;
+	undo_nr++;
+	return 0;
+}
+
+static void undo_all(void)
+{
+	int ok = 1;
+
+	while (undo_nr) {
+		struct undo *u = &undo_log[--undo_nr];
+
+		if ((u->is_dir ? rmdir(u->path) : unlink(u->path)) && errno != ENOENT) {
+			err("undo: cannot remove %s: %s", u->path, strerror(errno));
+			ok = 0;
+		}
+	}
+	if (!ok)
+		err("undo was incomplete: remove what is listed above, or run 'ramsterctl unconfigure'");
+}
+
+static int do_mkdir(const char *path)
+{
+	if (mkdir(path, 0755)) {
+		err("mkdir %s failed: %s", path, strerror(errno));
+		return -1;
+	}
+	if (undo_push(path, 1)) {
+		err("out of memory");
+		rmdir(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Write "@val\n" to @path in one write(), as configfs wants. */
+static int write_attr(const char *path, const char *val, int log)
+{
+	char buf[64];
+	struct stat st;
+	int created = 0, fd, n, e;
+	ssize_t w;
+
+	n = snprintf(buf, sizeof(buf), "%s\n", val);
+	if (!on_configfs && stat(path, &st) && errno == ENOENT)
+		created = 1;
+	fd = open(path, O_WRONLY | (on_configfs ? 0 : O_CREAT | O_TRUNC), 0644);
+	if (fd < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (created && log && undo_push(path, 0)) {
+		close(fd);
+		unlink(path);
+		err("out of memory");
+		return -1;
+	}
+	w = write(fd, buf, n);
+	e = errno;
+	if (close(fd) && w == n) {
+		e = errno;
+		w = -1;
+	}
+	if (w == n)
+		return 0;
+	if (w >= 0)
+		e = EIO;
+fail:
+	err("writing '%s' to %s failed: %s%s", val, path, strerror(e),
+	    on_configfs ? " (dmesg says why r2net refused it)" : "");
+	return -1;
+}
+
+/*
+ * The clusters under @root: call @fn for each directory.  Returns the
+ * number found, or -1 if @root cannot be read.
+ */
+static int for_each_dir(const char *dir, int (*fn)(const char *dir,
+						   const char *name, void *arg),
+			void *arg)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char path[PATH_MAX];
+	int n = 0, ret = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (mkpath(path, "%s/%s", dir, de->d_name) || !is_dir(path))
+			continue;
+		n++;
+		if (fn && fn(dir, de->d_name, arg))
+			ret = -1;
+	}
+	closedir(d);
+	return ret ? -1 : n;
+}
+
+static int check_root(const char *root)
+{
+	struct statfs sfs;
+
+	if (!is_dir(root)) {
+		err("%s does not exist: load r2net.ko first (insmod r2net.ko), and mount configfs on /sys/kernel/config",
+		    root);
+		return -1;
+	}
+	on_configfs = statfs(root, &sfs) == 0 &&
+		      (unsigned long)sfs.f_type == CONFIGFS_MAGIC;
+	return 0;
+}
+
+/* Sets *(char **)arg to a malloc'd name of a node whose local reads 1. */
+static int find_local(const char *dir, const char *name, void *arg)
+{
+	char path[PATH_MAX], v[32];
+
+	if (mkpath(path, "%s/%s/local", dir, name))
+		return 0;
+	read_attr(path, v, sizeof(v));
+	if (!strcmp(v, "1") && !*(char **)arg)
+		*(char **)arg = strdup(name);
+	return 0;
+}
+
+static int refuse_existing(const char *root, const char *name, void *arg)
+{
+	char nodes[PATH_MAX];
+	char *local = NULL;
+
+	(void)arg;
+	if (!mkpath(nodes, "%s/%s/node", root, name))
+		for_each_dir(nodes, find_local, &local);
+	if (local)
+		err("cluster %s is already configured (node %s is local); ramsterctl unconfigure first",
+		    name, local);
+	else
+		err("cluster %s already exists in %s, not fully configured; ramsterctl unconfigure first",
+		    name, root);
+	free(local);
+	return -1;
+}
+
+static int cmd_configure(const char *conf_path, const char *node,
+			 const char *root)
+{
+	char host[256], cdir[PATH_MAX], ndir[PATH_MAX], path[PATH_MAX];
+	char val[32];
+	struct rconf_err cerr;
+	struct rconf *c;
+	const struct rconf_node *me = NULL;
+	unsigned int i;
+	int ret = EXIT_RUNTIME;
+	const char *who = "-n";
+
+	c = rconf_load(conf_path, &cerr);
+	if (!c) {
+		fprintf(stderr, "%s\n", cerr.text);
+		return EXIT_USAGE;
+	}
+	if (!node) {
+		if (gethostname(host, sizeof(host))) {
+			err("cannot get the hostname: %s; pass -n NODE", strerror(errno));
+			goto out;
+		}
+		host[sizeof(host) - 1] = '\0';
+		node = host;
+		who = "the hostname";
+	}
+	for (i = 0; i < c->nr_nodes; i++)
+		if (!strcmp(c->nodes[i].name, node))
+			me = &c->nodes[i];
+	if (!me) {
+		fprintf(stderr, "%s: this node '%s' (from %s) is not a node of %s; its nodes are:",
+			prog, node, who, conf_path);
+		for (i = 0; i < c->nr_nodes; i++)
+			fprintf(stderr, " %s", c->nodes[i].name);
+		fprintf(stderr, "; pass -n NODE or fix the conf\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (check_root(root))
+		goto out;
+	i = for_each_dir(root, NULL, NULL);
+	if ((int)i < 0) {
+		err("cannot read %s: %s", root, strerror(errno));
+		goto out;
+	}
+	if (i) {
+		for_each_dir(root, refuse_existing, NULL);
+		goto out;
+	}
+	if (mkpath(cdir, "%s/%s", root, c->name) ||
+	    mkpath(ndir, "%s/node", cdir)) {
+		err("%s/%s: path too long", root, c->name);
+		goto out;
+	}
+
+	/* Everything checked: now create, undoing all of it on failure. */
+	if (do_mkdir(cdir))
+		goto undo;
+	if (!is_dir(ndir) && do_mkdir(ndir))	/* configfs makes it itself */
+		goto undo;
+	for (i = 0; i < c->nr_nodes; i++) {
+		if (mkpath(path, "%s/%s", ndir, c->nodes[i].name)) {
+			err("%s/%s: path too long", ndir, c->nodes[i].name);
+			goto undo;
+		}
+		if (do_mkdir(path))
+			goto undo;
+	}
+	for (i = 0; i < c->nr_nodes; i++) {
+		const struct rconf_node *n = &c->nodes[i];
+		static const char *const attr[] = { "ipv4_port", "ipv4_address", "num" };
+		unsigned int a;
+
+		for (a = 0; a < 3; a++) {
+			if (a == 0)
+				snprintf(val, sizeof(val), "%u", n->port);
+			else if (a == 1)
+				snprintf(val, sizeof(val), "%s", n->ip_address);
+			else
+				snprintf(val, sizeof(val), "%u", n->number);
+			if (mkpath(path, "%s/%s/%s", ndir, n->name, attr[a])) {
+				err("writing '%s' to %s/%s/%s failed: %s", val, ndir,
+				    n->name, attr[a], strerror(errno));
+				goto undo;
+			}
+			if (write_attr(path, val, 1))
+				goto undo;
+		}
+	}
+	if (mkpath(path, "%s/%s/local", ndir, me->name)) {
+		err("writing '1' to %s/%s/local failed: %s", ndir, me->name,
+		    strerror(errno));
+		goto undo;
+	}
+	if (write_attr(path, "1", 1))
+		goto undo;
+	printf("cluster %s: %u nodes, this node is %s (num %u)\n", c->name,
+	       c->nr_nodes, me->name, me->number);
+	ret = 0;
+	goto out;
+undo:
+	undo_all();
+	err("nothing was configured; %s was removed again", cdir);
+out:
+	free(undo_log);
+	undo_log = NULL;
+	undo_nr = undo_cap = 0;
+	rconf_free(c);
+	return ret;
+}
+
+/* On plain directories (tests), remove the attribute files too. */
+static int remove_files(const char *dir)
+{
+	struct dirent *de;
+	char path[PATH_MAX];
+	struct stat st;
+	int ret = 0;
+	DIR *d;
+
+	if (on_configfs)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (mkpath(path, "%s/%s", dir, de->d_name) || lstat(path, &st))
+			continue;
+		if (S_ISREG(st.st_mode) && unlink(path)) {
+			err("cannot remove %s: %s", path, strerror(errno));
+			ret = -1;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static int unconf_node(const char *dir, const char *name, void *arg)
+{
+	char path[PATH_MAX], v[32];
+
+	(void)arg;
+	if (mkpath(path, "%s/%s/local", dir, name))
+		return -1;
+	read_attr(path, v, sizeof(v));
+	if (!strcmp(v, "1") && write_attr(path, "0", 0))
+		return -1;
+	if (mkpath(path, "%s/%s", dir, name) || remove_files(path))
+		return -1;
+	if (rmdir(path)) {
+		err("rmdir %s failed: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int unconf_cluster(const char *root, const char *name, void *arg)
+{
+	char cdir[PATH_MAX], ndir[PATH_MAX];
+
+	(void)arg;
+	if (mkpath(cdir, "%s/%s", root, name) || mkpath(ndir, "%s/node", cdir))
+		return -1;
+	/* Clear local first, so no node is live while the rest goes. */
+	if (is_dir(ndir) && for_each_dir(ndir, unconf_node, NULL) < 0)
+		return -1;
+	if (!on_configfs && (remove_files(cdir) || (is_dir(ndir) && rmdir(ndir)))) {
+		err("cannot remove %s: %s", ndir, strerror(errno));
+		return -1;
+	}
+	if (rmdir(cdir)) {
+		err("rmdir %s failed: %s", cdir, strerror(errno));
+		return -1;
+	}
+	printf("cluster %s removed\n", name);
+	return 0;
+}
+
+static int cmd_unconfigure(const char *root)
+{
+	int n;
+
+	if (check_root(root))
+		return EXIT_RUNTIME;
+	n = for_each_dir(root, unconf_cluster, NULL);
+	if (n < 0) {
+		err("unconfigure did not finish; see above, then run it again");
+		return EXIT_RUNTIME;
+	}
+	if (n == 0)
+		printf("no cluster configured in %s\n", root);
+	return 0;
+}
+
+struct st_node {
+	char name[NAME_MAX + 1];
+	char num[16], addr[32], port[16], local[8], state[64];
+	long sort;
+};
+
+struct st_list {
+	struct st_node *v;
+	size_t nr, cap;
+};
+
+static int st_collect(const char *dir, const char *name, void *arg)
+{
+	struct st_list *l = arg;
+	struct st_node *n;
+	char path[PATH_MAX];
+
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct st_node *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	n = &l->v[l->nr++];
+	snprintf(n->name, sizeof(n->name), "%s", name);
+#define ATTR(field, file) \
+	do { \
+		if (mkpath(path, "%s/%s/" file, dir, name)) \
+			snprintf(n->field, sizeof(n->field), "-"); \
+		else \
+			read_attr(path, n->field, sizeof(n->field)); \
+	} while (0)
+	ATTR(num, "num");
+	ATTR(addr, "ipv4_address");
+	ATTR(port, "ipv4_port");
+	ATTR(local, "local");
+	ATTR(state, "state");
+#undef ATTR
+	n->sort = strcmp(n->num, "-") ? strtol(n->num, NULL, 10) : 1000;
+	return 0;
+}
+
+static int st_cmp(const void *a, const void *b)
+{
+	const struct st_node *x = a, *y = b;
+
+	if (x->sort != y->sort)
+		return x->sort < y->sort ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int st_cluster(const char *root, const char *name, void *arg)
+{
+	char path[PATH_MAX], idle[32], ka[32], rc[32], ap[64];
+	struct st_list l = { NULL, 0, 0 };
+	size_t i;
+
+	(void)arg;
+	if (mkpath(path, "%s/%s/idle_timeout_ms", root, name))
+		return -1;
+	read_attr(path, idle, sizeof(idle));
+	mkpath(path, "%s/%s/keepalive_delay_ms", root, name);
+	read_attr(path, ka, sizeof(ka));
+	mkpath(path, "%s/%s/reconnect_delay_ms", root, name);
+	read_attr(path, rc, sizeof(rc));
+	printf("cluster %s  idle_timeout_ms %s  keepalive_delay_ms %s  reconnect_delay_ms %s\n",
+	       name, idle, ka, rc);
+	if (mkpath(path, "%s/%s/node", root, name) ||
+	    (is_dir(path) && for_each_dir(path, st_collect, &l) < 0)) {
+		free(l.v);
+		err("cannot read the nodes of cluster %s", name);
+		return -1;
+	}
+	if (l.nr)
+		qsort(l.v, l.nr, sizeof(*l.v), st_cmp);
+	printf("%-20s %4s  %-21s  %-5s  %s\n", "NODE", "NUM", "ADDRESS", "LOCAL", "STATE");
+	for (i = 0; i < l.nr; i++) {
+		snprintf(ap, sizeof(ap), "%s:%s", l.v[i].addr, l.v[i].port);
+		printf("%-20s %4s  %-21s  %-5s  %s\n", l.v[i].name, l.v[i].num,
+		       ap, strcmp(l.v[i].local, "1") ? "" : "local", l.v[i].state);
+	}
+	free(l.v);
+	return 0;
+}
+
+static int cmd_status(const char *root)
+{
+	int n;
+
+	if (check_root(root))
+		return EXIT_RUNTIME;
+	n = for_each_dir(root, st_cluster, NULL);
+	if (n < 0)
+		return EXIT_RUNTIME;
+	if (n == 0) {
+		printf("no cluster configured in %s; run ramsterctl configure\n", root);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf = DEFAULT_CONF, *node = NULL, *root = DEFAULT_ROOT;
+	const char *cmd;
+	int i, opt, conf_given = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	}
+	while ((opt = getopt(argc, argv, "c:n:r:")) != -1) {
+		switch (opt) {
+		case 'c':
+			conf = optarg;
+			conf_given = 1;
+			break;
+		case 'n':
+			node = optarg;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		default:
+			fprintf(stderr, "run 'ramsterctl --help' for usage\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		err(optind == argc ? "no command given" : "one command only");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[optind];
+	if (!strcmp(cmd, "configure"))
+		return cmd_configure(conf, node, root);
+	if (!strcmp(cmd, "unconfigure") || !strcmp(cmd, "status")) {
+		if (node || conf_given) {
+			err("-c and -n are for configure only");
+			return EXIT_USAGE;
+		}
+		return cmd[0] == 'u' ? cmd_unconfigure(root) : cmd_status(root);
+	}
+	err("unknown command '%s': use configure, unconfigure or status", cmd);
+	return EXIT_USAGE;
+}
