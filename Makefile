@@ -39,12 +39,14 @@ $(BUILD)/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(BUILD)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
-image: modules $(GUEST_BINS)
-	guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(MODULES) -- $(GUEST_BINS)
+image: modules $(GUEST_BINS) tools
+	guest/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(MODULES) -- $(GUEST_BINS) \
+		tools/ramsterctl/ramsterctl
 	@ln -sf linux/arch/x86/boot/bzImage $(BUILD)/bzImage
 
 tools: deps
 	@$(MAKE) -s -C tools/ramster-cluster
+	@$(MAKE) -s -C tools/ramsterctl
 
 demo: all
 	scripts/demo.sh $(CLUSTER)
@@ -62,3 +64,4 @@ clean:
 	-for m in $(MODULE_DIRS); do $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$m clean; done
 	rm -rf $(BUILD) tests/out
 	-$(MAKE) -s -C tools/ramster-cluster clean
+	-$(MAKE) -s -C tools/ramsterctl clean

@@ -175,3 +175,16 @@ get $c/idle_timeout_ms 30000
 rmdir $c || fail "rmdir cluster after reload"
 rmmod r2net || fail "rmmod r2net again"
 ok "r2net unloads and loads again"
+
+# ramsterctl does the same from /etc/ramster.conf in one command.
+insmod $ko || fail "insmod r2net for ramsterctl"
+ramsterctl configure || fail "ramsterctl configure"
+ramsterctl status > /run/status.out || fail "ramsterctl status"
+cat /run/status.out
+grep -q "^$RAMSTER_NODE .* local " /run/status.out || fail "status does not show $RAMSTER_NODE as local"
+get $c/node/$RAMSTER_NODE/local 1
+ramsterctl configure 2>/dev/null && fail "a second configure was accepted"
+ramsterctl unconfigure || fail "ramsterctl unconfigure"
+[ -d $c ] && fail "cluster $cluster still there after unconfigure"
+rmmod r2net || fail "rmmod r2net after ramsterctl"
+ok "ramsterctl configures, shows and removes the cluster"
