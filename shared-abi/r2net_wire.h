@@ -3,20 +3,27 @@
  * r2net_wire.h - the r2net wire format between RAMster nodes.
  *
  * r2net is one TCP connection per pair of nodes (default port 7777) that
- * carries frames.  A frame is a 24-byte header followed by hdr.len payload
+ * carries frames.  A frame is a 32-byte header followed by hdr.len payload
  * bytes.  Every field is fixed width and little endian; no struct has
  * padding (the sizes and offsets are asserted below).
  *
- * struct r2net_hdr (24 bytes)
- *	magic	 R2NET_MAGIC
- *	version	 R2NET_PROTOCOL_VERSION
- *	type	 enum r2net_msg_type
- *	flags	 R2NET_F_REPLY on a reply to a tmem request, else 0
- *	len	 payload bytes after the header, at most R2NET_MAX_PAYLOAD
- *	status	 s32: 0 in a request; in a reply the tmem result (>= 0) or
- *		 minus an enum tmem_errno
- *	req_id	 chosen by the requester, echoed by the reply, so that many
- *		 requests can be in flight on one connection
+ * struct r2net_hdr (32 bytes)
+ *	magic	   R2NET_MAGIC
+ *	version	   R2NET_PROTOCOL_VERSION
+ *	type	   enum r2net_msg_type, or a user type
+ *	flags	   R2NET_F_REPLY on a reply to a request, else 0
+ *	len	   payload bytes after the header, at most R2NET_MAX_PAYLOAD
+ *	status	   s32: 0 in a request; in a reply the handler's result (for
+ *		   tmem, >= 0 or minus an enum tmem_errno)
+ *	key	   with type, names the handler a request is for; 0 on the
+ *		   system messages (handshake and keepalives)
+ *	sys_status enum r2net_sys_status: 0 in a request; in a reply whether
+ *		   the handler ran at all
+ *	req_id	   chosen by the requester, echoed by the reply, so that many
+ *		   requests can be in flight on one connection
+ *
+ * Every request (a tmem or user type without R2NET_F_REPLY) gets exactly
+ * one reply: the same type, key and req_id, R2NET_F_REPLY set.
  *
  * Messages (payload; len):
  *
@@ -32,9 +39,13 @@
  *	that receives nothing for idle_timeout_ms closes the connection and
  *	retries after reconnect_delay_ms.
  *
+ * User messages: types R2NET_MSG_USER_FIRST..R2NET_MSG_USER_LAST, any payload
+ *	of at most R2NET_MAX_PAYLOAD bytes each way; the handler registered for
+ *	(type, key) checks it.
+ *
  * tmem requests, from a client to a memory server.  The type is
- * R2NET_MSG_TMEM_BASE + enum tmem_op.  Every request gets exactly one reply:
- * the same type and req_id, R2NET_F_REPLY set, the result in status.
+ * R2NET_MSG_TMEM_BASE + enum tmem_op, the key 0, and the payload lengths
+ * are fixed; the result of the operation is the reply's status.
  *
  * R2NET_MSG_TMEM_NEW_POOL: struct r2net_tmem_new_pool_le; 24.  uuid is
  *	{0, 0} for a private pool; flags as TMEM_POOL_*.  Reply: no payload;
@@ -89,6 +100,17 @@ enum r2net_msg_type {
 	R2NET_MSG_TMEM_GET_PAGE		= R2NET_MSG_TMEM_BASE + TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE	= R2NET_MSG_TMEM_BASE + TMEM_FLUSH_PAGE,
 	R2NET_MSG_TMEM_FLUSH_OBJECT	= R2NET_MSG_TMEM_BASE + TMEM_FLUSH_OBJECT,
+	R2NET_MSG_USER_FIRST		= 0x1000,
+	R2NET_MSG_USER_LAST		= 0x1fff,
+};
+
+/* hdr.sys_status of a reply: did the handler run? */
+enum r2net_sys_status {
+	R2NET_SYS_OK = 0,		/* status is the handler's */
+	R2NET_SYS_NO_HANDLER,		/* nothing registered for (type, key) */
+	R2NET_SYS_TOO_LONG,		/* longer than the handler takes */
+	R2NET_SYS_NOMEM,		/* the receiver could not run it */
+	R2NET_SYS_NR,
 };
 
 struct r2net_hdr {
@@ -98,6 +120,8 @@ struct r2net_hdr {
 	__le16 flags;
 	__le32 len;
 	__le32 status;		/* s32 */
+	__le32 key;
+	__le32 sys_status;
 	__le64 req_id;
 };
 
@@ -128,7 +152,7 @@ struct r2net_tmem_page_le {
 	u8 data[TMEM_PAGE_SIZE];
 };
 
-#define R2NET_HDR_LEN		24
+#define R2NET_HDR_LEN		32
 #define R2NET_HANDSHAKE_LEN	40
 #define R2NET_NEW_POOL_LEN	24
 #define R2NET_POOL_LEN		8
@@ -140,7 +164,8 @@ struct r2net_tmem_page_le {
 
 static_assert(sizeof(struct r2net_hdr) == R2NET_HDR_LEN, "r2net_hdr size");
 static_assert(offsetof(struct r2net_hdr, len) == 8, "r2net_hdr len");
-static_assert(offsetof(struct r2net_hdr, req_id) == 16, "r2net_hdr req_id");
+static_assert(offsetof(struct r2net_hdr, key) == 16, "r2net_hdr key");
+static_assert(offsetof(struct r2net_hdr, req_id) == 24, "r2net_hdr req_id");
 static_assert(sizeof(struct r2net_handshake_le) == R2NET_HANDSHAKE_LEN,
 	      "r2net_handshake_le size");
 static_assert(offsetof(struct r2net_handshake_le, cluster_name) == 8,
@@ -166,10 +191,11 @@ enum r2net_reject {
 	R2NET_REJECT_BAD_MAGIC,
 	R2NET_REJECT_BAD_VERSION,	/* header or handshake version */
 	R2NET_REJECT_BAD_TYPE,		/* unknown message type */
-	R2NET_REJECT_BAD_FLAGS,		/* unknown flag, or REPLY on a non-tmem type */
+	R2NET_REJECT_BAD_FLAGS,		/* unknown flag, or REPLY on a system type */
 	R2NET_REJECT_TOO_LONG,		/* len > R2NET_MAX_PAYLOAD */
 	R2NET_REJECT_BAD_LENGTH,	/* len wrong for this type */
-	R2NET_REJECT_BAD_STATUS,	/* non-zero status in a request */
+	R2NET_REJECT_BAD_STATUS,	/* status or sys_status wrong for the direction */
+	R2NET_REJECT_BAD_KEY,		/* non-zero key on a system message */
 	R2NET_REJECT_BAD_PAYLOAD,	/* a payload field out of range */
 	R2NET_REJECT_NR,
 };
@@ -195,6 +221,8 @@ static inline const char *r2net_reject_name(enum r2net_reject r)
 		return "bad_length";
 	case R2NET_REJECT_BAD_STATUS:
 		return "bad_status";
+	case R2NET_REJECT_BAD_KEY:
+		return "bad_key";
 	case R2NET_REJECT_BAD_PAYLOAD:
 		return "bad_payload";
 	case R2NET_REJECT_NR:
@@ -209,12 +237,16 @@ struct r2net_msg {
 	u16 flags;
 	u32 len;
 	s32 status;
+	u32 key;
+	u32 sys_status;
 	u64 req_id;
 };
 
 static inline void r2net_hdr_init(struct r2net_hdr *h, u16 type, u16 flags,
 				  u32 len, u64 req_id, s32 status)
 {
+	h->key = 0;
+	h->sys_status = 0;
 	h->magic = cpu_to_le16(R2NET_MAGIC);
 	h->version = cpu_to_le16(R2NET_PROTOCOL_VERSION);
 	h->type = cpu_to_le16(type);
@@ -222,6 +254,14 @@ static inline void r2net_hdr_init(struct r2net_hdr *h, u16 type, u16 flags,
 	h->len = cpu_to_le32(len);
 	h->status = cpu_to_le32((u32)status);
 	h->req_id = cpu_to_le64(req_id);
+}
+
+/* The key, and in a reply the sys_status; r2net_hdr_init() zeroes both. */
+static inline void r2net_hdr_set_key(struct r2net_hdr *h, u32 key,
+				     u32 sys_status)
+{
+	h->key = cpu_to_le32(key);
+	h->sys_status = cpu_to_le32(sys_status);
 }
 
 /* Is type a tmem message, and which enum tmem_op is it (else 0)? */
@@ -239,12 +279,23 @@ static inline unsigned int r2net_msg_tmem_op(unsigned int type)
 	return 0;
 }
 
-static inline bool r2net_msg_type_known(unsigned int type)
+static inline bool r2net_msg_type_user(unsigned int type)
+{
+	return type >= R2NET_MSG_USER_FIRST && type <= R2NET_MSG_USER_LAST;
+}
+
+/* Handshake and keepalives: no key, no reply flag, r2net's own. */
+static inline bool r2net_msg_type_system(unsigned int type)
 {
 	return type == R2NET_MSG_HANDSHAKE ||
 	       type == R2NET_MSG_KEEPALIVE_REQ ||
-	       type == R2NET_MSG_KEEPALIVE_RESP ||
-	       r2net_msg_tmem_op(type) != 0;
+	       type == R2NET_MSG_KEEPALIVE_RESP;
+}
+
+static inline bool r2net_msg_type_known(unsigned int type)
+{
+	return r2net_msg_type_system(type) || r2net_msg_tmem_op(type) != 0 ||
+	       r2net_msg_type_user(type);
 }
 
 /* May a message of this type and direction carry len payload bytes? */
@@ -270,7 +321,7 @@ static inline bool r2net_msg_len_ok(unsigned int type, bool reply, u32 len)
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
 		return len == (reply ? 0 : R2NET_HANDLE_LEN);
 	}
-	return false;
+	return r2net_msg_type_user(type) && len <= R2NET_MAX_PAYLOAD;
 }
 
 /**
@@ -281,8 +332,9 @@ static inline bool r2net_msg_len_ok(unsigned int type, bool reply, u32 len)
  *	R2NET_ACCEPT, or R2NET_REJECT_TRUNCATED with @avail >= R2NET_HDR_LEN
  *
  * Checks magic, version, type, flags, the length (at most
- * R2NET_MAX_PAYLOAD, and right for the type and direction) and the status
- * (zero in requests), in that order.  R2NET_REJECT_TRUNCATED comes only
+ * R2NET_MAX_PAYLOAD, and right for the type and direction), status and
+ * sys_status (zero in requests; sys_status known in replies) and the key
+ * (zero on system messages), in that order.  R2NET_REJECT_TRUNCATED comes only
  * after every other check has passed, so a stream reader that holds just
  * the header can call this with R2NET_HDR_LEN, and on TRUNCATED read
  * @msg->len more bytes.  Bytes after the frame (the next frame) are allowed.
@@ -304,20 +356,26 @@ static inline enum r2net_reject r2net_hdr_check(const struct r2net_hdr *h,
 	m.flags = le16_to_cpu(h->flags);
 	m.len = le32_to_cpu(h->len);
 	m.status = (s32)le32_to_cpu(h->status);
+	m.key = le32_to_cpu(h->key);
+	m.sys_status = le32_to_cpu(h->sys_status);
 	m.req_id = le64_to_cpu(h->req_id);
 	if (!r2net_msg_type_known(m.type))
 		return R2NET_REJECT_BAD_TYPE;
 	reply = m.flags & R2NET_F_REPLY;
 	if (m.flags & ~R2NET_F_ALL)
 		return R2NET_REJECT_BAD_FLAGS;
-	if (reply && !r2net_msg_tmem_op(m.type))
+	if (reply && r2net_msg_type_system(m.type))
 		return R2NET_REJECT_BAD_FLAGS;
 	if (m.len > R2NET_MAX_PAYLOAD)
 		return R2NET_REJECT_TOO_LONG;
 	if (!r2net_msg_len_ok(m.type, reply, m.len))
 		return R2NET_REJECT_BAD_LENGTH;
-	if (!reply && m.status != 0)
+	if (!reply && (m.status != 0 || m.sys_status != 0))
 		return R2NET_REJECT_BAD_STATUS;
+	if (reply && m.sys_status >= R2NET_SYS_NR)
+		return R2NET_REJECT_BAD_STATUS;
+	if (m.key && r2net_msg_type_system(m.type))
+		return R2NET_REJECT_BAD_KEY;
 	*msg = m;
 	if (avail - R2NET_HDR_LEN < m.len)
 		return R2NET_REJECT_TRUNCATED;
