@@ -1,10 +1,11 @@
 #!/bin/bash
 # The shared ABI (shared-abi/) in userspace, under ASan and UBSan: the
-# wire layout byte for byte, every message type through encode, header
-# check and decode with random values, every malformed header refused with
-# the right reason (magic, version, type, flags, too long, wrong length,
-# status, truncated), every malformed payload refused, Xen's pool flag
-# rules, the sizes.  The headers also build as strict -std=c11 -pedantic.
+# 32-byte header byte for byte, every message type (and user types of
+# every length, requests and replies) through encode, header check and
+# decode with random values, every malformed header refused with the right
+# reason (magic, version, type, flags, too long, wrong length, status and
+# sys_status, key, truncated), every malformed payload refused, Xen's pool
+# flag rules, the sizes and offsets.  The headers also build as strict -std=c11 -pedantic.
 # A failure prints its seed: tests/unit/build/abi_test -s SEED replays it.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)

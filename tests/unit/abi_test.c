@@ -2,11 +2,15 @@
 /*
  * abi_test - the tmem and r2net wire ABI (shared-abi/) in userspace.
  *
- *  - the wire layout, byte for byte, of a header, a handshake and a handle;
- *  - every message type, with random field values, encoded, checked by
- *    r2net_hdr_check(), decoded and compared;
- *  - every malformed header refused with its reason, every malformed
- *    payload refused by its decoder;
+ *  - the wire layout, byte for byte, of headers (a tmem reply, a user
+ *    request), a handshake and a handle; every field's size and offset;
+ *  - every message type, and user types of many lengths, requests and
+ *    replies, with random field values (key, status, sys_status, req_id),
+ *    encoded, checked by r2net_hdr_check(), decoded and compared;
+ *  - every malformed header refused with its reason (magic, version, type,
+ *    flags, too long, length, status and sys_status, key, truncated), and
+ *    the order of the checks; every malformed payload refused by its
+ *    decoder;
  *  - pool flags as Xen checked them; sizes.
  *
  * usage: abi_test [-s SEED] [-n ROUNDS]
@@ -27,9 +31,20 @@ static const u16 all_types[] = {
 	R2NET_MSG_TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE,
 	R2NET_MSG_TMEM_FLUSH_OBJECT,
+	R2NET_MSG_USER_FIRST,
+	0x10ec,
+	R2NET_MSG_USER_LAST,
 };
 
 #define NR_TYPES (sizeof(all_types) / sizeof(all_types[0]))
+
+/* User payload lengths worth trying, besides random ones. */
+static const u32 user_lens[] = {
+	0, 1, 2, 7, 8, 31, 32, 33, R2NET_HANDSHAKE_LEN, 4095, 4096, 4097,
+	R2NET_MAX_PAYLOAD - 1, R2NET_MAX_PAYLOAD,
+};
+
+#define NR_USER_LENS (sizeof(user_lens) / sizeof(user_lens[0]))
 
 /* One message in CPU terms: what was sent, to compare with what comes out. */
 struct sample {
@@ -37,7 +52,10 @@ struct sample {
 	bool reply;
 	u64 req_id;
 	s32 status;
+	u32 key;
+	u32 sys_status;
 	u32 len;
+	u8 user[R2NET_MAX_PAYLOAD];
 	struct r2net_handshake hs;
 	struct r2net_tmem_new_pool np;
 	u32 pool_id;
@@ -66,7 +84,13 @@ static void random_handshake(struct r2net_handshake *hs)
 	hs->reconnect_delay_ms = 1 + rnd(UINT32_MAX - 1);
 }
 
-/* A random message of this type; reply is for tmem types only. */
+static void fill_random(u8 *p, size_t n)
+{
+	while (n--)
+		*p++ = (u8)rnd64();
+}
+
+/* A random message of this type; reply is for tmem and user types only. */
 static void random_sample(struct sample *s, u16 type, bool reply)
 {
 	unsigned int i;
@@ -76,6 +100,10 @@ static void random_sample(struct sample *s, u16 type, bool reply)
 	s->reply = reply;
 	s->req_id = rnd64();
 	s->status = s->reply ? (s32)rnd64() : 0;
+	s->sys_status = s->reply ? rnd(R2NET_SYS_NR) : 0;
+	/* system messages have no key; tmem uses key 0; users any */
+	if (r2net_msg_type_user(type))
+		s->key = rnd(4) ? (u32)rnd64() : rnd(2) ? 0 : UINT32_MAX;
 	random_handshake(&s->hs);
 	s->np.uuid[0] = rnd64();
 	s->np.uuid[1] = rnd64();
@@ -111,6 +139,13 @@ static void random_sample(struct sample *s, u16 type, bool reply)
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
 		s->len = s->reply ? 0 : R2NET_HANDLE_LEN;
 		break;
+	default:	/* keepalives: empty; user types: any length */
+		if (!r2net_msg_type_user(type))
+			break;
+		s->len = rnd(2) ? user_lens[rnd(NR_USER_LENS)] :
+				  rnd(R2NET_MAX_PAYLOAD + 1);
+		fill_random(s->user, s->len);
+		break;
 	}
 }
 
@@ -122,8 +157,13 @@ static size_t encode(union frame *f, const struct sample *s)
 	memset(f, 0xa5, sizeof(*f));
 	r2net_hdr_init(&f->hdr, s->type, s->reply ? R2NET_F_REPLY : 0, s->len,
 		       s->req_id, s->status);
+	r2net_hdr_set_key(&f->hdr, s->key, s->sys_status);
 	if (!s->len)
 		return R2NET_HDR_LEN;
+	if (r2net_msg_type_user(s->type)) {
+		memcpy(payload, s->user, s->len);
+		return R2NET_HDR_LEN + s->len;
+	}
 	switch (s->type) {
 	case R2NET_MSG_HANDSHAKE:
 		r2net_handshake_encode(payload, &s->hs);
@@ -169,10 +209,14 @@ static void decode_and_compare(const union frame *f, size_t size,
 	const u8 *page;
 	struct r2net_msg m;
 	enum r2net_reject r;
-	u32 pool_id;
+	u32 pool_id = 0;
 
 	if (!buf)
 		abort();
+	/* the CHECKs after a refused decode must not read garbage */
+	memset(&hs, 0, sizeof(hs));
+	memset(&np, 0, sizeof(np));
+	memset(&h, 0, sizeof(h));
 	memcpy(buf, f->b, size);
 	r = r2net_hdr_check((const struct r2net_hdr *)buf, size, &m);
 	CHECK(r == R2NET_ACCEPT, "type %#x reply %d len %u: %s", s->type,
@@ -180,11 +224,18 @@ static void decode_and_compare(const union frame *f, size_t size,
 	if (r != R2NET_ACCEPT)
 		goto out;
 	CHECK(m.type == s->type && m.len == s->len && m.req_id == s->req_id &&
-	      m.status == s->status &&
+	      m.status == s->status && m.key == s->key &&
+	      m.sys_status == s->sys_status &&
 	      m.flags == (s->reply ? R2NET_F_REPLY : 0),
-	      "type %#x: header fields differ after the round trip", s->type);
+	      "type %#x reply %d len %u: header fields differ after the round trip",
+	      s->type, s->reply, s->len);
 	if (!s->len)
 		goto out;
+	if (r2net_msg_type_user(s->type)) {
+		CHECK(!memcmp(payload, s->user, s->len),
+		      "type %#x len %u: user payload differs", s->type, s->len);
+		goto out;
+	}
 	switch (s->type) {
 	case R2NET_MSG_HANDSHAKE:
 		r = r2net_handshake_decode(&hs, payload, m.len);
@@ -239,11 +290,31 @@ static void test_round_trips(unsigned int rounds)
 	static union frame f;
 	static struct sample s;
 	unsigned int i, t;
+	u16 type;
 
 	for (i = 0; i < rounds; i++) {
 		for (t = 0; t < NR_TYPES; t++) {
 			random_sample(&s, all_types[t],
-				      r2net_msg_tmem_op(all_types[t]) && rnd(2));
+				      !r2net_msg_type_system(all_types[t]) &&
+				      rnd(2));
+			decode_and_compare(&f, encode(&f, &s), &s);
+		}
+		/* a random user type, request and reply */
+		type = (u16)(R2NET_MSG_USER_FIRST +
+			     rnd(R2NET_MSG_USER_LAST - R2NET_MSG_USER_FIRST + 1));
+		random_sample(&s, type, false);
+		decode_and_compare(&f, encode(&f, &s), &s);
+		random_sample(&s, type, true);
+		decode_and_compare(&f, encode(&f, &s), &s);
+	}
+	/* every interesting user length, both ways, every sys_status */
+	for (i = 0; i < NR_USER_LENS; i++) {
+		for (t = 0; t <= R2NET_SYS_NR; t++) {
+			random_sample(&s, R2NET_MSG_USER_FIRST + i, t < R2NET_SYS_NR);
+			s.len = user_lens[i];
+			fill_random(s.user, s.len);
+			if (t < R2NET_SYS_NR)
+				s.sys_status = t;
 			decode_and_compare(&f, encode(&f, &s), &s);
 		}
 	}
@@ -258,10 +329,26 @@ static void expect_bytes(const void *got, const u8 *want, size_t n,
 /* The layout on the wire, byte by byte: what other implementations see. */
 static void test_golden(void)
 {
+	/* a PUT_PAGE reply: -TMEM_ENOMEM, sys_status NOMEM, a key */
 	static const u8 hdr_bytes[R2NET_HDR_LEN] = {
 		0xa5, 0x52, 0x01, 0x00, 0x04, 0x01, 0x01, 0x00,
 		0x20, 0x10, 0x00, 0x00, 0xf4, 0xff, 0xff, 0xff,
+		0x44, 0x33, 0x22, 0x11, 0x03, 0x00, 0x00, 0x00,
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+	};
+	/* a user request: r2echo's type and key, 5 bytes */
+	static const u8 user_bytes[R2NET_HDR_LEN] = {
+		0xa5, 0x52, 0x01, 0x00, 0xec, 0x10, 0x00, 0x00,
+		0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x6f, 0x68, 0x63, 0x65, 0x00, 0x00, 0x00, 0x00,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	/* a keepalive: no key, no status */
+	static const u8 ka_bytes[R2NET_HDR_LEN] = {
+		0xa5, 0x52, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	};
 	static const u8 hs_bytes[R2NET_HANDSHAKE_LEN] = {
 		0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0xfe, 0x00,
@@ -294,9 +381,20 @@ static void test_golden(void)
 	struct tmem_handle_le hw;
 	struct r2net_hdr hdr;
 
+	memset(&hdr, 0x5a, sizeof(hdr));
 	r2net_hdr_init(&hdr, R2NET_MSG_TMEM_PUT_PAGE, R2NET_F_REPLY, 0x1020,
 		       0x0102030405060708ULL, -TMEM_ENOMEM);
-	expect_bytes(&hdr, hdr_bytes, sizeof(hdr_bytes), "header");
+	r2net_hdr_set_key(&hdr, 0x11223344, R2NET_SYS_NOMEM);
+	expect_bytes(&hdr, hdr_bytes, sizeof(hdr_bytes), "tmem reply header");
+	/* r2net_hdr_init() alone zeroes key and sys_status */
+	memset(&hdr, 0x5a, sizeof(hdr));
+	r2net_hdr_init(&hdr, 0x10ec, 0, 5, UINT64_MAX, 0);
+	CHECK(!hdr.key && !hdr.sys_status, "hdr_init leaves key or sys_status");
+	r2net_hdr_set_key(&hdr, 0x6563686f, 0);
+	expect_bytes(&hdr, user_bytes, sizeof(user_bytes), "user request header");
+	memset(&hdr, 0x5a, sizeof(hdr));
+	r2net_hdr_init(&hdr, R2NET_MSG_KEEPALIVE_REQ, 0, 0, 42, 0);
+	expect_bytes(&hdr, ka_bytes, sizeof(ka_bytes), "keepalive header");
 	r2net_handshake_encode(&hsw, &hs);
 	expect_bytes(&hsw, hs_bytes, sizeof(hs_bytes), "handshake");
 	tmem_handle_to_le(&hw, &h);
@@ -311,11 +409,43 @@ static void test_golden(void)
 	      "pool flags are not Xen's");
 	CHECK(TMEM_EFROZEN == 1000 && TMEM_EEMPTY == 1001,
 	      "special errors are not Xen's");
+	CHECK(R2NET_MSG_USER_FIRST == 0x1000 && R2NET_MSG_USER_LAST == 0x1fff,
+	      "user type range");
+	CHECK(R2NET_SYS_OK == 0 && R2NET_SYS_NO_HANDLER == 1 &&
+	      R2NET_SYS_TOO_LONG == 2 && R2NET_SYS_NOMEM == 3 &&
+	      R2NET_SYS_NR == 4, "sys_status numbers changed");
 }
 
 static void test_sizes(void)
 {
-	CHECK(sizeof(struct r2net_hdr) == 24, "hdr %zu", sizeof(struct r2net_hdr));
+	static const struct { const char *name; size_t off, size; } hdr[] = {
+		{ "magic", offsetof(struct r2net_hdr, magic), 2 },
+		{ "version", offsetof(struct r2net_hdr, version), 2 },
+		{ "type", offsetof(struct r2net_hdr, type), 2 },
+		{ "flags", offsetof(struct r2net_hdr, flags), 2 },
+		{ "len", offsetof(struct r2net_hdr, len), 4 },
+		{ "status", offsetof(struct r2net_hdr, status), 4 },
+		{ "key", offsetof(struct r2net_hdr, key), 4 },
+		{ "sys_status", offsetof(struct r2net_hdr, sys_status), 4 },
+		{ "req_id", offsetof(struct r2net_hdr, req_id), 8 },
+	};
+	struct r2net_hdr h;
+	size_t i, at = 0;
+
+	/* every field where the next one ends: no padding, no gap */
+	for (i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
+		CHECK(hdr[i].off == at, "hdr.%s at %zu, want %zu", hdr[i].name,
+		      hdr[i].off, at);
+		at += hdr[i].size;
+	}
+	CHECK(at == 32, "hdr fields end at %zu", at);
+	CHECK(sizeof(h.magic) == 2 && sizeof(h.version) == 2 &&
+	      sizeof(h.type) == 2 && sizeof(h.flags) == 2 &&
+	      sizeof(h.len) == 4 && sizeof(h.status) == 4 &&
+	      sizeof(h.key) == 4 && sizeof(h.sys_status) == 4 &&
+	      sizeof(h.req_id) == 8, "hdr field widths");
+	CHECK(sizeof(struct r2net_hdr) == 32, "hdr %zu", sizeof(struct r2net_hdr));
+	CHECK(R2NET_HDR_LEN == 32, "R2NET_HDR_LEN %d", R2NET_HDR_LEN);
 	CHECK(sizeof(struct r2net_handshake_le) == 40, "handshake %zu",
 	      sizeof(struct r2net_handshake_le));
 	CHECK(sizeof(struct tmem_handle_le) == 32, "handle %zu",
@@ -328,10 +458,14 @@ static void test_sizes(void)
 	      sizeof(struct r2net_tmem_page_le));
 	CHECK(R2NET_MAX_PAYLOAD >= R2NET_HANDLE_LEN + 4096,
 	      "a payload cannot hold a handle and a whole page");
-	CHECK(R2NET_MAX_FRAME == 24 + 4128, "max frame %d", R2NET_MAX_FRAME);
+	CHECK(R2NET_MAX_PAYLOAD == 4128, "max payload %d", R2NET_MAX_PAYLOAD);
+	CHECK(R2NET_MAX_FRAME == 32 + 4128, "max frame %d", R2NET_MAX_FRAME);
 }
 
-/* A valid frame of this type in f; a GET reply holds a page.  Its size. */
+/*
+ * A valid frame of this type in f; a GET reply holds a page, a user
+ * message 1..R2NET_MAX_PAYLOAD bytes.  Its size.
+ */
 static size_t valid_frame(union frame *f, u16 type, bool reply)
 {
 	static struct sample s;
@@ -341,6 +475,10 @@ static size_t valid_frame(union frame *f, u16 type, bool reply)
 		s.status = 1;
 		if (type == R2NET_MSG_TMEM_GET_PAGE)
 			s.len = R2NET_PAGE_MSG_LEN;
+	}
+	if (r2net_msg_type_user(type) && !s.len) {
+		s.len = 1 + rnd(R2NET_MAX_PAYLOAD);
+		fill_random(s.user, s.len);
 	}
 	return encode(f, &s);
 }
@@ -368,17 +506,105 @@ static enum r2net_reject check_copy(const union frame *f, size_t size,
 		      r2net_reject_name(r_), r2net_reject_name(want));	\
 	} while (0)
 
+/* key, status and sys_status, as requests and as replies, of this type */
+static void test_reject_key_status(union frame *f, u16 type)
+{
+	bool sys = r2net_msg_type_system(type);
+	enum r2net_reject want;
+	struct r2net_msg m;
+	char what[96];
+	size_t size;
+	u32 v;
+
+	size = valid_frame(f, type, false);
+	snprintf(what, sizeof(what), "type %#x sys_status in request", type);
+	f->hdr.sys_status = cpu_to_le32(R2NET_SYS_NO_HANDLER);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = cpu_to_le32(R2NET_SYS_NR);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = cpu_to_le32(UINT32_MAX);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = 0;
+	EXPECT_REJECT(f, size, R2NET_ACCEPT, what);
+
+	/* a key on a system message is refused; others may have any key */
+	snprintf(what, sizeof(what), "type %#x with a key", type);
+	want = sys ? R2NET_REJECT_BAD_KEY : R2NET_ACCEPT;
+	f->hdr.key = cpu_to_le32(1);
+	EXPECT_REJECT(f, size, want, what);
+	f->hdr.key = cpu_to_le32(0x80000000u);
+	EXPECT_REJECT(f, size, want, what);
+	f->hdr.key = cpu_to_le32(UINT32_MAX);
+	EXPECT_REJECT(f, size, want, what);
+	/* status and sys_status are checked before the key */
+	snprintf(what, sizeof(what), "type %#x with a key and a status", type);
+	f->hdr.status = cpu_to_le32(1);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.status = 0;
+	f->hdr.sys_status = cpu_to_le32(1);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = 0;
+	/* a header alone already tells a bad key */
+	snprintf(what, sizeof(what), "type %#x header alone with a key", type);
+	if (size > R2NET_HDR_LEN)
+		EXPECT_REJECT(f, R2NET_HDR_LEN, sys ? R2NET_REJECT_BAD_KEY :
+			      R2NET_REJECT_TRUNCATED, what);
+	f->hdr.key = 0;
+
+	/* as a reply */
+	snprintf(what, sizeof(what), "type %#x reply", type);
+	if (sys) {
+		/* never a reply, whatever the rest says */
+		f->hdr.flags = cpu_to_le16(R2NET_F_REPLY);
+		EXPECT_REJECT(f, size, R2NET_REJECT_BAD_FLAGS, what);
+		f->hdr.key = cpu_to_le32(7);
+		f->hdr.sys_status = cpu_to_le32(UINT32_MAX);
+		EXPECT_REJECT(f, size, R2NET_REJECT_BAD_FLAGS, what);
+		return;
+	}
+	size = valid_frame(f, type, true);
+	for (v = 0; v < R2NET_SYS_NR; v++) {
+		f->hdr.sys_status = cpu_to_le32(v);
+		f->hdr.status = cpu_to_le32(v ? 0 : (u32)-TMEM_EFROZEN);
+		f->hdr.key = cpu_to_le32(v * 0x01010101u);
+		EXPECT_REJECT(f, size, R2NET_ACCEPT, what);
+	}
+	snprintf(what, sizeof(what), "type %#x reply, sys_status out of range",
+		 type);
+	f->hdr.sys_status = cpu_to_le32(R2NET_SYS_NR);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = cpu_to_le32(0x100 + R2NET_SYS_OK);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = cpu_to_le32(UINT32_MAX);
+	EXPECT_REJECT(f, size, R2NET_REJECT_BAD_STATUS, what);
+	/* known without the payload: a header alone says so */
+	if (size > R2NET_HDR_LEN)
+		EXPECT_REJECT(f, R2NET_HDR_LEN, R2NET_REJECT_BAD_STATUS, what);
+	f->hdr.sys_status = cpu_to_le32(R2NET_SYS_TOO_LONG);
+	snprintf(what, sizeof(what), "type %#x reply, header alone", type);
+	if (size > R2NET_HDR_LEN) {
+		CHECK(check_copy(f, R2NET_HDR_LEN, &m) == R2NET_REJECT_TRUNCATED &&
+		      m.len == size - R2NET_HDR_LEN && m.flags == R2NET_F_REPLY &&
+		      m.key == 0x03030303u && m.sys_status == R2NET_SYS_TOO_LONG,
+		      "%s: fields not given", what);
+	}
+	EXPECT_REJECT(f, size, R2NET_ACCEPT, what);
+}
+
 static void test_rejects(void)
 {
 	static union frame f;
+	enum r2net_reject want;
 	struct r2net_msg m;
 	unsigned int t;
 	size_t size, n;
 	char what[96];
+	bool user;
 
 	for (t = 0; t < NR_TYPES; t++) {
 		u16 type = all_types[t];
 
+		user = r2net_msg_type_user(type);
 		size = valid_frame(&f, type, false);
 		snprintf(what, sizeof(what), "type %#x", type);
 		EXPECT_REJECT(&f, size, R2NET_ACCEPT, what);
@@ -393,7 +619,7 @@ static void test_rejects(void)
 		if (size > R2NET_HDR_LEN) {
 			CHECK(check_copy(&f, R2NET_HDR_LEN, &m) ==
 			      R2NET_REJECT_TRUNCATED &&
-			      m.len == size - R2NET_HDR_LEN,
+			      m.len == size - R2NET_HDR_LEN && m.type == type,
 			      "type %#x: header alone does not give the length",
 			      type);
 		}
@@ -417,6 +643,8 @@ static void test_rejects(void)
 		EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_FLAGS, what);
 		f.hdr.flags = cpu_to_le16(0x0002);
 		EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_FLAGS, what);
+		f.hdr.flags = cpu_to_le16(0x0002 | R2NET_F_REPLY);
+		EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_FLAGS, what);
 		f.hdr.flags = 0;
 
 		snprintf(what, sizeof(what), "type %#x len", type);
@@ -424,12 +652,16 @@ static void test_rejects(void)
 		EXPECT_REJECT(&f, R2NET_MAX_FRAME + 1, R2NET_REJECT_TOO_LONG, what);
 		f.hdr.len = cpu_to_le32(UINT32_MAX);
 		EXPECT_REJECT(&f, size, R2NET_REJECT_TOO_LONG, what);
+		f.hdr.len = cpu_to_le32(0x80000000u);
+		EXPECT_REJECT(&f, size, R2NET_REJECT_TOO_LONG, what);
+		/* a user message may be any length; the others have theirs */
+		want = user ? R2NET_ACCEPT : R2NET_REJECT_BAD_LENGTH;
 		f.hdr.len = cpu_to_le32(size - R2NET_HDR_LEN + 1);
 		EXPECT_REJECT(&f, size + 1, size - R2NET_HDR_LEN < R2NET_MAX_PAYLOAD ?
-			      R2NET_REJECT_BAD_LENGTH : R2NET_REJECT_TOO_LONG, what);
+			      want : R2NET_REJECT_TOO_LONG, what);
 		if (size > R2NET_HDR_LEN) {
 			f.hdr.len = cpu_to_le32(size - R2NET_HDR_LEN - 1);
-			EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_LENGTH, what);
+			EXPECT_REJECT(&f, size, want, what);
 		}
 		f.hdr.len = cpu_to_le32(size - R2NET_HDR_LEN);
 
@@ -441,33 +673,68 @@ static void test_rejects(void)
 		f.hdr.status = 0;
 		EXPECT_REJECT(&f, size, R2NET_ACCEPT, what);
 
-		/* REPLY is for tmem replies only; their lengths differ */
+		/*
+		 * REPLY is for tmem and user types; tmem replies have other
+		 * lengths than their requests, user replies any.
+		 */
 		size = valid_frame(&f, type, false);
 		f.hdr.flags = cpu_to_le16(R2NET_F_REPLY);
 		snprintf(what, sizeof(what), "type %#x as a reply", type);
-		if (!r2net_msg_tmem_op(type)) {
+		if (r2net_msg_type_system(type)) {
 			EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_FLAGS, what);
+		} else if (user) {
+			EXPECT_REJECT(&f, size, R2NET_ACCEPT, what);
+			f.hdr.status = cpu_to_le32((u32)-TMEM_EFROZEN);
+			EXPECT_REJECT(&f, size, R2NET_ACCEPT, what);
 		} else if (type != R2NET_MSG_TMEM_GET_PAGE) {
 			EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_LENGTH, what);
 			size = valid_frame(&f, type, true);
 			f.hdr.status = cpu_to_le32((u32)-TMEM_EFROZEN);
 			EXPECT_REJECT(&f, size, R2NET_ACCEPT, what);
 		}
+
+		test_reject_key_status(&f, type);
 	}
 
 	/* unknown types, around and between the known ones */
-	size = valid_frame(&f, R2NET_MSG_KEEPALIVE_REQ, false);
 	{
 		static const u16 bad_types[] = {
 			0, 4, 0xff, R2NET_MSG_TMEM_BASE,
 			R2NET_MSG_TMEM_BASE + 3, R2NET_MSG_TMEM_BASE + 8,
-			R2NET_MSG_TMEM_BASE + 0x100 + TMEM_PUT_PAGE, 0xffff,
+			R2NET_MSG_TMEM_BASE + 0x100 + TMEM_PUT_PAGE,
+			R2NET_MSG_USER_FIRST - 1, R2NET_MSG_USER_LAST + 1,
+			0x8000 | R2NET_MSG_USER_FIRST, 0xffff,
 		};
 
 		for (t = 0; t < sizeof(bad_types) / sizeof(bad_types[0]); t++) {
-			f.hdr.type = cpu_to_le16(bad_types[t]);
 			snprintf(what, sizeof(what), "type %#x", bad_types[t]);
+			size = valid_frame(&f, R2NET_MSG_KEEPALIVE_REQ, false);
+			f.hdr.type = cpu_to_le16(bad_types[t]);
 			EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_TYPE, what);
+			/* as a user message, request or reply, with a key */
+			size = valid_frame(&f, R2NET_MSG_USER_FIRST, rnd(2));
+			f.hdr.type = cpu_to_le16(bad_types[t]);
+			EXPECT_REJECT(&f, size, R2NET_REJECT_BAD_TYPE, what);
+		}
+	}
+
+	/* user messages: every length up to the maximum, not one more */
+	for (n = 0; n < NR_USER_LENS + 2; n++) {
+		u32 len = n < NR_USER_LENS ? user_lens[n] :
+			  n == NR_USER_LENS ? R2NET_MAX_PAYLOAD + 1 :
+					      R2NET_MAX_PAYLOAD + 4096;
+
+		want = len <= R2NET_MAX_PAYLOAD ? R2NET_ACCEPT :
+						   R2NET_REJECT_TOO_LONG;
+		for (t = 0; t < 2; t++) {
+			snprintf(what, sizeof(what), "user %s of %u bytes",
+				 t ? "reply" : "request", len);
+			valid_frame(&f, t ? R2NET_MSG_USER_LAST :
+					R2NET_MSG_USER_FIRST, t);
+			f.hdr.len = cpu_to_le32(len);
+			size = R2NET_HDR_LEN + len;
+			EXPECT_REJECT(&f, size < sizeof(f) ? size : sizeof(f),
+				      want, what);
 		}
 	}
 

@@ -2,11 +2,14 @@
 /*
  * fuzz - a time-bounded random-mutation fuzzer, run under ASan and UBSan.
  *
- * frames: valid r2net frames of every type, mutated (bit flips, random and
- *	boundary bytes, header fields set to boundary values, cut short,
+ * frames: valid r2net frames of every type (user types with any payload
+ *	length, requests and replies, with keys and sys_status), mutated
+ *	(bit flips, random and boundary bytes, header fields - type, len,
+ *	flags, status, key, sys_status - set to boundary values, cut short,
  *	extended), each copied to a heap buffer of exactly its size and fed
  *	to r2net_hdr_check() and, when accepted, to its payload decoder.
- *	An accepted payload must encode back to the very same bytes.
+ *	An accepted header must obey every rule of r2net_hdr_check(); an
+ *	accepted payload must encode back to the very same bytes.
  * conf: valid ramster.conf texts, mutated by line (delete, duplicate, swap,
  *	replace a value by a boundary value) and by byte, fed to
  *	rconf_parse(); every 1024th also through a file and rconf_load().
@@ -51,12 +54,34 @@ static const u16 types[] = {
 	R2NET_MSG_TMEM_NEW_POOL, R2NET_MSG_TMEM_DESTROY_POOL,
 	R2NET_MSG_TMEM_PUT_PAGE, R2NET_MSG_TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE, R2NET_MSG_TMEM_FLUSH_OBJECT,
+	R2NET_MSG_USER_FIRST, 0x10ec, R2NET_MSG_USER_LAST,
 };
+
+/* types at the edges of the known ranges, known or not */
+static const u16 edge_types[] = {
+	0, R2NET_MSG_KEEPALIVE_RESP + 1, R2NET_MSG_TMEM_BASE,
+	R2NET_MSG_TMEM_BASE + 3, R2NET_MSG_TMEM_FLUSH_OBJECT + 1,
+	R2NET_MSG_USER_FIRST - 1, R2NET_MSG_USER_FIRST,
+	R2NET_MSG_USER_LAST, R2NET_MSG_USER_LAST + 1, 0xffff,
+};
+
+static const u32 keys[] = {
+	0, 1, 0x6563686f, 0x7fffffff, 0x80000000u, 0xffffffffu,
+};
+
+static const u32 sys_statuses[] = {
+	R2NET_SYS_OK, R2NET_SYS_NO_HANDLER, R2NET_SYS_TOO_LONG,
+	R2NET_SYS_NOMEM, R2NET_SYS_NR, R2NET_SYS_NR + 1, 0x100, 0x80000000u,
+	0xffffffffu,
+};
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static const u32 lens[] = {
 	0, 1, R2NET_POOL_LEN, R2NET_NEW_POOL_LEN, R2NET_HANDLE_LEN,
 	R2NET_HANDSHAKE_LEN, R2NET_PAGE_MSG_LEN - 1, R2NET_PAGE_MSG_LEN,
-	R2NET_PAGE_MSG_LEN + 1, 0x7fffffff, 0x80000000u, 0xffffffffu,
+	R2NET_PAGE_MSG_LEN + 1, 2, 4095, 4096, 4097, R2NET_MAX_PAYLOAD + 32,
+	0x7fffffff, 0x80000000u, 0xffffffffu,
 };
 
 static void fill_random(u8 *p, size_t n)
@@ -69,8 +94,9 @@ static void fill_random(u8 *p, size_t n)
 static size_t seed_frame(u8 *buf)
 {
 	static u8 page[TMEM_PAGE_SIZE];
-	u16 type = types[rnd(sizeof(types) / sizeof(types[0]))];
-	bool reply = r2net_msg_tmem_op(type) && rnd(2);
+	u16 type = types[rnd(NR(types))];
+	bool reply = !r2net_msg_type_system(type) && rnd(2);
+	u32 key = 0, sys_status = 0;
 	struct r2net_handshake hs = { .protocol_version = R2NET_PROTOCOL_VERSION };
 	struct r2net_tmem_new_pool np;
 	struct tmem_handle h;
@@ -127,21 +153,38 @@ handle:
 		tmem_handle_to_le((void *)payload, &h);
 		len = R2NET_HANDLE_LEN;
 		break;
+	default:	/* keepalives: empty; user types: any payload, key */
+		if (!r2net_msg_type_user(type))
+			break;
+		if (rnd(3) == 0)
+			type = (u16)(R2NET_MSG_USER_FIRST +
+				     rnd(R2NET_MSG_USER_LAST -
+					 R2NET_MSG_USER_FIRST + 1));
+		len = rnd(2) ? lens[rnd(NR(lens))] : rnd(R2NET_MAX_PAYLOAD + 1);
+		if (len > R2NET_MAX_PAYLOAD)
+			len = rnd(2) ? R2NET_MAX_PAYLOAD : 0;
+		fill_random(payload, len);
+		key = rnd(2) ? keys[rnd(NR(keys))] : (u32)rnd64();
+		break;
 	}
+	if (reply)
+		sys_status = rnd(R2NET_SYS_NR);
 	r2net_hdr_init((struct r2net_hdr *)buf, type, reply ? R2NET_F_REPLY : 0,
 		       len, rnd64(), reply ? (s32)rnd64() : 0);
+	r2net_hdr_set_key((struct r2net_hdr *)buf, key, sys_status);
 	return R2NET_HDR_LEN + len;
 }
 
 static size_t mutate_frame(u8 *buf, size_t size)
 {
+	struct r2net_hdr *hdr = (struct r2net_hdr *)buf;
 	unsigned int i, n = rnd(6);
 	size_t pos, add;
 	u32 v;
 
 	for (i = 0; i < n; i++) {
 		pos = size ? rnd((u32)size) : 0;
-		switch (rnd(10)) {
+		switch (rnd(12)) {
 		case 0:		/* flip a bit */
 			if (size)
 				buf[pos] ^= (u8)(1u << rnd(8));
@@ -163,17 +206,27 @@ static size_t mutate_frame(u8 *buf, size_t size)
 			((struct r2net_hdr *)buf)->len = cpu_to_le32(v);
 			break;
 		case 4:		/* another type */
-			v = rnd(4) ? types[rnd(sizeof(types) / sizeof(types[0]))] :
+			v = rnd(2) ? types[rnd(NR(types))] :
+			    rnd(2) ? edge_types[rnd(NR(edge_types))] :
 				     (u32)rnd(0x10000);
-			((struct r2net_hdr *)buf)->type = cpu_to_le16((u16)v);
+			hdr->type = cpu_to_le16((u16)v);
 			break;
 		case 5:		/* flags or status */
 			if (rnd(2))
-				((struct r2net_hdr *)buf)->flags =
-					cpu_to_le16((u16)(rnd(3) ? rnd(2) : rnd(0x10000)));
+				hdr->flags = cpu_to_le16((u16)(rnd(3) ? rnd(2) :
+							       rnd(0x10000)));
 			else
-				((struct r2net_hdr *)buf)->status =
-					cpu_to_le32(rnd(2) ? 0 : (u32)rnd64());
+				hdr->status = cpu_to_le32(rnd(2) ? 0 : (u32)rnd64());
+			break;
+		case 10:	/* the key */
+			hdr->key = cpu_to_le32(rnd(2) ? keys[rnd(NR(keys))] :
+					       (u32)rnd64());
+			break;
+		case 11:	/* sys_status, sometimes with the reply flag */
+			hdr->sys_status = cpu_to_le32(rnd(4) ?
+				sys_statuses[rnd(NR(sys_statuses))] : (u32)rnd64());
+			if (rnd(2))
+				hdr->flags ^= cpu_to_le16(R2NET_F_REPLY);
 			break;
 		case 6:		/* cut short */
 			size = rnd((u32)size + 1);
@@ -222,6 +275,13 @@ static void decode_payload(const u8 *buf, const struct r2net_msg *m)
 
 	if (!m->len)
 		return;
+	if (r2net_msg_type_user(m->type)) {
+		/* opaque to r2net: touch every byte, ASan sees a short buffer */
+		if (memchr(payload, 0x100 - 1, m->len) == payload - 1)
+			broken("impossible");
+		payload_reasons[R2NET_ACCEPT]++;
+		return;
+	}
 	switch (m->type) {
 	case R2NET_MSG_HANDSHAKE:
 		r = r2net_handshake_decode(&hs, payload, m->len);
@@ -299,6 +359,35 @@ static void fuzz_decoders(const u8 *buf, size_t size)
 	free(p);
 }
 
+/* Every rule r2net_hdr_check() promises, on a header it accepted. */
+static void check_accepted(const u8 *buf, size_t size, const struct r2net_msg *m)
+{
+	const struct r2net_hdr *h = (const struct r2net_hdr *)buf;
+	bool reply = m->flags & R2NET_F_REPLY;
+
+	if (m->len > R2NET_MAX_PAYLOAD || R2NET_HDR_LEN + m->len > size)
+		broken("accepted a frame longer than its bytes");
+	if (!r2net_msg_type_known(m->type))
+		broken("accepted an unknown type");
+	if (m->flags & ~R2NET_F_ALL)
+		broken("accepted an unknown flag");
+	if (!r2net_msg_len_ok(m->type, reply, m->len))
+		broken("accepted a length wrong for the type");
+	if (r2net_msg_type_system(m->type) && (reply || m->key))
+		broken("accepted a system message with a key or as a reply");
+	if (!reply && (m->status || m->sys_status))
+		broken("accepted a request with a status or sys_status");
+	if (reply && m->sys_status >= R2NET_SYS_NR)
+		broken("accepted a reply with an unknown sys_status");
+	if (m->type != le16_to_cpu(h->type) || m->flags != le16_to_cpu(h->flags) ||
+	    m->len != le32_to_cpu(h->len) ||
+	    (u32)m->status != le32_to_cpu(h->status) ||
+	    m->key != le32_to_cpu(h->key) ||
+	    m->sys_status != le32_to_cpu(h->sys_status) ||
+	    m->req_id != le64_to_cpu(h->req_id))
+		broken("the checked header differs from the bytes");
+}
+
 static void one_frame(u8 *work)
 {
 	struct r2net_msg m;
@@ -320,10 +409,7 @@ static void one_frame(u8 *work)
 		broken("hdr_check returned no reason");
 	frame_reasons[r]++;
 	if (r == R2NET_ACCEPT) {
-		if (m.len > R2NET_MAX_PAYLOAD || R2NET_HDR_LEN + m.len > size)
-			broken("accepted a frame longer than its bytes");
-		if (!r2net_msg_len_ok(m.type, m.flags & R2NET_F_REPLY, m.len))
-			broken("accepted a length wrong for the type");
+		check_accepted(buf, size, &m);
 		decode_payload(buf, &m);
 	} else if (r == R2NET_REJECT_TRUNCATED && size >= R2NET_HDR_LEN &&
 		   R2NET_HDR_LEN + m.len <= size) {
