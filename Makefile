@@ -10,7 +10,7 @@ KDIR = $(shell kernel/build.sh --print-dir)
 BUILD = build
 CLUSTER ?= libvirt-xml/default.cluster
 TOOL = tools/ramster-cluster/ramster-cluster
-GUEST_BINS = $(BUILD)/swapcheck
+GUEST_BINS = $(BUILD)/swapcheck $(BUILD)/r2inject
 MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko
 MODULE_DIRS = tests/probe r2net
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
@@ -34,6 +34,9 @@ modules: kernel
 	for m in $(MODULE_DIRS); do \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$m W=1 modules || exit 1; \
 	done
+
+$(BUILD)/r2inject: GUEST_CFLAGS += -Ishared-abi
+$(BUILD)/r2inject: shared-abi/r2net_wire.h shared-abi/abi_types.h
 
 $(BUILD)/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(BUILD)

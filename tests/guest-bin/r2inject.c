@@ -1,0 +1,864 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * r2inject: send r2net a bad frame, a bad handshake or too many idle
+ * connections, and check from the outside that it closes the connection.
+ *
+ * One case per run, against one r2net listener.  Frames are built with
+ * shared-abi/r2net_wire.h, the same definitions r2net uses.  The target's
+ * counters (debugfs r2net/nodes/<num>, r2net/listener) say why it closed;
+ * this program only sees whether and how fast it did, and prints one line
+ * per case with what it saw.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "r2net_wire.h"
+
+#define EXIT_MISBEHAVED	1
+#define EXIT_USAGE	2
+
+#define MAX_FLOOD	1000
+
+static const char *prog = "r2inject";
+
+enum inject_case {
+	C_BAD_MAGIC,
+	C_BAD_VERSION,
+	C_TOO_LONG,
+	C_TRUNCATED,
+	C_UNKNOWN_TYPE,
+	C_BAD_KEY,
+	C_GARBAGE,
+	C_MISMATCHED,
+	C_FLOOD,
+	C_NOT_A_NODE,
+	C_NR,
+};
+
+static const char * const case_names[C_NR] = {
+	[C_BAD_MAGIC]	= "bad-magic",
+	[C_BAD_VERSION]	= "bad-version",
+	[C_TOO_LONG]	= "too-long",
+	[C_TRUNCATED]	= "truncated",
+	[C_UNKNOWN_TYPE] = "unknown-type",
+	[C_BAD_KEY]	= "bad-key",
+	[C_GARBAGE]	= "garbage-after-handshake",
+	[C_MISMATCHED]	= "mismatched-handshake",
+	[C_FLOOD]	= "flood",
+	[C_NOT_A_NODE]	= "not-a-node",
+};
+
+struct opts {
+	const char *bind_str;
+	struct sockaddr_in src;		/* sin_family 0: no -b */
+	struct sockaddr_in dst;
+	char target[32];		/* ADDR:PORT, for messages */
+	const char *cluster;
+	unsigned int sender;
+	int receiver;			/* -1: no -r */
+	unsigned int idle_ms, keepalive_ms, reconnect_ms;
+	unsigned int flood_n;
+	unsigned int max_pending;
+	unsigned int wait_ms;
+	enum inject_case c;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: r2inject [options] CASE ADDRESS[:PORT]\n"
+"       r2inject --help\n"
+"\n"
+"Sends one kind of bad input to the r2net listener at ADDRESS (port\n"
+"default %d) and checks from the outside that it closes the connection:\n"
+"the read returns end of file or a reset within -w milliseconds.  Prints\n"
+"one line saying what was sent and what the target did.\n"
+"\n"
+"Cases:\n"
+"  bad-magic        a handshake frame whose header has magic 0xdead\n"
+"  bad-version      a handshake frame whose header has version 2\n"
+"  too-long         a header with len %d (R2NET_MAX_PAYLOAD + 1)\n"
+"  truncated        a header of type 0x%x saying len 4096, 100 payload\n"
+"                   bytes, then end of our side of the stream\n"
+"  unknown-type     a frame of type 0x777, which r2net does not know\n"
+"  bad-key          a handshake frame with a non-zero key\n"
+"  garbage-after-handshake\n"
+"                   a valid handshake (-c, -s, -r, -T); the target must\n"
+"                   answer with its own, naming -r and -s; then 64 random\n"
+"                   bytes that do not start with the magic\n"
+"  mismatched-handshake\n"
+"                   a handshake right in everything but the cluster name\n"
+"  flood            -n connections that never send; the target must close\n"
+"                   at once all but at most -p of them, and close those\n"
+"                   after its idle timeout (the -T idle value) at the latest\n"
+"  not-a-node       one connection from -b ADDR, which must not be a\n"
+"                   configured node's address; it must be closed at once\n"
+"\n"
+"Options:\n"
+"  -b ADDR     bind the source address (an address of this machine).  For\n"
+"              every case but not-a-node use the address of a configured\n"
+"              node that is not connected to the target (a node with a\n"
+"              lower number than the target), so the target reads the\n"
+"              frames and counts them against that node\n"
+"  -c CLUSTER  cluster name in handshakes (default ramster)\n"
+"  -s NUM      sender node number in handshakes: the node -b ADDR is\n"
+"              (default 0)\n"
+"  -r NUM      receiver node number: the target's; needed by\n"
+"              garbage-after-handshake and mismatched-handshake\n"
+"  -T IDLE,KEEPALIVE,RECONNECT\n"
+"              the cluster's timeouts in ms, as in handshakes (default\n"
+"              %d,%d,%d)\n"
+"  -n N        flood: connections to open, 1..%d (default 64)\n"
+"  -p N        flood: most connections without a handshake the target may\n"
+"              keep from one address (default 8)\n"
+"  -w MS       how long the target may take to close a connection after\n"
+"              bad input, and to accept one (default 3000); keep it below\n"
+"              the target's idle timeout, else a close by the idle timer\n"
+"              passes for a rejection\n"
+"  -h, --help  this text\n"
+"\n"
+"Exit status: 0 the target closed the connection(s) as expected; 1 it did\n"
+"not (stayed open, refused the connection, answered wrongly); 2 bad usage,\n"
+"or the case could not be run here (e.g. -b ADDR is not on an interface).\n",
+		R2NET_DEFAULT_PORT, R2NET_MAX_PAYLOAD + 1, R2NET_MSG_USER_FIRST,
+		R2NET_IDLE_TIMEOUT_MS_DEFAULT, R2NET_KEEPALIVE_DELAY_MS_DEFAULT,
+		R2NET_RECONNECT_DELAY_MS_DEFAULT, MAX_FLOOD);
+}
+
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void __attribute__((noreturn)) usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(EXIT_USAGE);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static unsigned int parse_uint(const char *s, unsigned int min,
+			       unsigned int max, const char *what)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		usage_err("%s '%s' is not a number in %u..%u", what, s, min, max);
+	return (unsigned int)v;
+}
+
+static void parse_addr(const char *s, struct sockaddr_in *sa, bool port_ok,
+		       const char *what)
+{
+	char buf[64];
+	char *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		usage_err("%s '%.64s...' is too long", what, s);
+	strcpy(buf, s);
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(R2NET_DEFAULT_PORT);
+	colon = strchr(buf, ':');
+	if (colon) {
+		if (!port_ok)
+			usage_err("%s '%s' takes no port", what, s);
+		*colon = '\0';
+		sa->sin_port = htons((uint16_t)parse_uint(colon + 1, 1, 65535,
+							 "port"));
+	}
+	if (inet_pton(AF_INET, buf, &sa->sin_addr) != 1)
+		usage_err("%s '%s' is not a dotted IPv4 address", what, buf);
+}
+
+static void parse_timeouts(const char *s, struct opts *o)
+{
+	unsigned int v[3];
+	char buf[64], *p, *tok, *save = NULL;
+	int i = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		usage_err("-T '%.64s...' is too long", s);
+	strcpy(buf, s);
+	for (p = buf; (tok = strtok_r(p, ",", &save)); p = NULL) {
+		if (i == 3)
+			usage_err("-T takes three values, IDLE,KEEPALIVE,RECONNECT");
+		v[i++] = parse_uint(tok, 1, UINT32_MAX, "-T timeout");
+	}
+	if (i != 3)
+		usage_err("-T takes three values, IDLE,KEEPALIVE,RECONNECT");
+	if (v[1] >= v[0])
+		usage_err("-T: keepalive %u must be below idle %u (r2net refuses it)",
+			  v[1], v[0]);
+	o->idle_ms = v[0];
+	o->keepalive_ms = v[1];
+	o->reconnect_ms = v[2];
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	const char *cluster_chars = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	int opt, i;
+
+	memset(o, 0, sizeof(*o));
+	o->cluster = "ramster";
+	o->receiver = -1;
+	o->idle_ms = R2NET_IDLE_TIMEOUT_MS_DEFAULT;
+	o->keepalive_ms = R2NET_KEEPALIVE_DELAY_MS_DEFAULT;
+	o->reconnect_ms = R2NET_RECONNECT_DELAY_MS_DEFAULT;
+	o->flood_n = 64;
+	o->max_pending = 8;
+	o->wait_ms = 3000;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+	}
+	while ((opt = getopt(argc, argv, "+b:c:s:r:T:n:p:w:h")) != -1) {
+		switch (opt) {
+		case 'b':
+			o->bind_str = optarg;
+			parse_addr(optarg, &o->src, false, "-b");
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) > R2NET_CLUSTER_NAME_LEN ||
+			    strspn(optarg, cluster_chars) != strlen(optarg))
+				usage_err("-c '%s' is not a cluster name (1..%d of [A-Za-z0-9._-])",
+					  optarg, R2NET_CLUSTER_NAME_LEN);
+			o->cluster = optarg;
+			break;
+		case 's':
+			o->sender = parse_uint(optarg, 0, R2NET_MAX_NODE, "-s");
+			break;
+		case 'r':
+			o->receiver = (int)parse_uint(optarg, 0, R2NET_MAX_NODE,
+						      "-r");
+			break;
+		case 'T':
+			parse_timeouts(optarg, o);
+			break;
+		case 'n':
+			o->flood_n = parse_uint(optarg, 1, MAX_FLOOD, "-n");
+			break;
+		case 'p':
+			o->max_pending = parse_uint(optarg, 0, MAX_FLOOD, "-p");
+			break;
+		case 'w':
+			o->wait_ms = parse_uint(optarg, 1, 600000, "-w");
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (argc - optind != 2)
+		usage_err("want CASE and ADDRESS[:PORT], got %d argument%s",
+			  argc - optind, argc - optind == 1 ? "" : "s");
+	for (i = 0; i < C_NR; i++)
+		if (!strcmp(argv[optind], case_names[i]))
+			break;
+	if (i == C_NR)
+		usage_err("unknown case '%s'", argv[optind]);
+	o->c = i;
+	parse_addr(argv[optind + 1], &o->dst, true, "ADDRESS");
+	snprintf(o->target, sizeof(o->target), "%s:%u",
+		 inet_ntoa(o->dst.sin_addr), ntohs(o->dst.sin_port));
+	if ((o->c == C_GARBAGE || o->c == C_MISMATCHED) && o->receiver < 0)
+		usage_err("%s needs -r, the target's node number", case_names[o->c]);
+	if (o->c == C_NOT_A_NODE && !o->bind_str)
+		usage_err("not-a-node needs -b ADDR, an address of this machine that is not a configured node's");
+}
+
+/*
+ * A TCP socket bound to -b and connected to the target, blocking or not.
+ * Returns the fd; a local failure exits 2, a refused or unanswered
+ * connection is reported and gives -1.
+ */
+static int open_conn(const struct opts *o, bool nonblock)
+{
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_STREAM | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE) {
+			err("cannot open a socket: %s; raise the limit (ulimit -n) or lower -n",
+			    strerror(errno));
+		} else {
+			err("cannot open a socket: %s", strerror(errno));
+		}
+		exit(EXIT_USAGE);
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->src.sin_family) {
+		struct sockaddr_in sa = o->src;
+
+		sa.sin_port = 0;
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			err("cannot bind %s: %s; put the address on an interface first (ip addr add %s/24 dev eth0)",
+			    o->bind_str, strerror(errno), o->bind_str);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (connect(fd, (struct sockaddr *)&o->dst, sizeof(o->dst)) &&
+	    !(nonblock && errno == EINPROGRESS)) {
+		err("cannot connect to %s: %s; is r2net loaded there, with its local node set?",
+		    o->target, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Write it all, or report why not (the target may have closed already). */
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+enum closed_how {
+	STILL_OPEN,
+	CLOSED_EOF,
+	CLOSED_RESET,
+	CLOSED_ERROR,
+};
+
+static const char *closed_name(enum closed_how h)
+{
+	switch (h) {
+	case STILL_OPEN:
+		return "still open";
+	case CLOSED_EOF:
+		return "closed (end of file)";
+	case CLOSED_RESET:
+		return "closed (reset)";
+	case CLOSED_ERROR:
+		return "closed (error)";
+	}
+	return "?";
+}
+
+/*
+ * Wait until the target closes fd or deadline (ms, CLOCK_MONOTONIC)
+ * passes, reading and discarding what it sends meanwhile (its handshake,
+ * a keepalive).  *got counts those bytes.
+ */
+static enum closed_how wait_closed(int fd, long long deadline, size_t *got)
+{
+	char buf[4096];
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+		int r;
+
+		if (left < 0)
+			left = 0;
+		r = poll(&p, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			return STILL_OPEN;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0) {
+			*got += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return CLOSED_EOF;
+		if (errno == EINTR || errno == EAGAIN)
+			continue;
+		return errno == ECONNRESET ? CLOSED_RESET : CLOSED_ERROR;
+	}
+}
+
+/* Read exactly len bytes by deadline: 0, or -1 (closed, timed out). */
+static int recv_exact(int fd, void *buf, size_t len, long long deadline)
+{
+	char *p = buf;
+
+	while (len) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return -1;
+		if (poll(&pf, 1, (int)left) < 0 && errno != EINTR)
+			return -1;
+		n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n == 0)
+			return -1;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void handshake_of(const struct opts *o, struct r2net_handshake *hs,
+			 const char *cluster)
+{
+	memset(hs, 0, sizeof(*hs));
+	hs->protocol_version = R2NET_PROTOCOL_VERSION;
+	hs->sender_node = (u16)o->sender;
+	hs->receiver_node = (u16)(o->receiver < 0 ? 0 : o->receiver);
+	snprintf(hs->cluster_name, sizeof(hs->cluster_name), "%s", cluster);
+	hs->idle_timeout_ms = o->idle_ms;
+	hs->keepalive_delay_ms = o->keepalive_ms;
+	hs->reconnect_delay_ms = o->reconnect_ms;
+}
+
+/* A frame: header plus handshake payload, as r2net's first frame. */
+struct hs_frame {
+	struct r2net_hdr h;
+	struct r2net_handshake_le p;
+};
+
+static_assert(sizeof(struct hs_frame) == R2NET_HDR_LEN + R2NET_HANDSHAKE_LEN,
+	      "hs_frame size");
+
+static void hs_frame_init(struct hs_frame *f, const struct opts *o,
+			  const char *cluster)
+{
+	struct r2net_handshake hs;
+
+	handshake_of(o, &hs, cluster);
+	r2net_hdr_init(&f->h, R2NET_MSG_HANDSHAKE, 0, R2NET_HANDSHAKE_LEN, 1, 0);
+	r2net_handshake_encode(&f->p, &hs);
+}
+
+/* A cluster name that is valid but not o->cluster. */
+static void other_cluster(const struct opts *o, char *buf, size_t size)
+{
+	size_t n = strlen(o->cluster);
+
+	snprintf(buf, size, "%s", o->cluster);
+	if (n < R2NET_CLUSTER_NAME_LEN)
+		strcat(buf, "x");
+	else
+		buf[n - 1] = buf[n - 1] == 'x' ? 'y' : 'x';
+}
+
+/*
+ * Read the target's handshake and check it names us and itself; after we
+ * sent ours, it says the target took the connection.  0 or -1 (said why).
+ */
+static int expect_handshake(int fd, const struct opts *o, long long deadline)
+{
+	struct r2net_handshake hs;
+	struct hs_frame f;
+	struct r2net_msg m;
+	enum r2net_reject r;
+
+	if (recv_exact(fd, &f.h, sizeof(f.h), deadline)) {
+		err("%s sent no handshake within %u ms; do -c %s, -s %u, -r %d and -T %u,%u,%u match its cluster, and is -b a node it does not have a connection with?",
+		    o->target, o->wait_ms, o->cluster, o->sender, o->receiver,
+		    o->idle_ms, o->keepalive_ms, o->reconnect_ms);
+		return -1;
+	}
+	r = r2net_hdr_check(&f.h, sizeof(f.h), &m);
+	if (r != R2NET_ACCEPT && r != R2NET_REJECT_TRUNCATED) {
+		err("%s's first frame has a bad header (%s)", o->target,
+		    r2net_reject_name(r));
+		return -1;
+	}
+	if (m.type != R2NET_MSG_HANDSHAKE) {
+		err("%s's first frame is of type 0x%x, not a handshake",
+		    o->target, m.type);
+		return -1;
+	}
+	if (recv_exact(fd, &f.p, sizeof(f.p), deadline)) {
+		err("%s's handshake frame ended early", o->target);
+		return -1;
+	}
+	r = r2net_handshake_decode(&hs, &f.p, sizeof(f.p));
+	if (r != R2NET_ACCEPT) {
+		err("%s's handshake does not decode (%s)", o->target,
+		    r2net_reject_name(r));
+		return -1;
+	}
+	if (hs.sender_node != o->receiver || hs.receiver_node != o->sender ||
+	    strcmp(hs.cluster_name, o->cluster)) {
+		err("%s's handshake says node %u of cluster %s to node %u; expected node %d of %s to node %u",
+		    o->target, hs.sender_node, hs.cluster_name, hs.receiver_node,
+		    o->receiver, o->cluster, o->sender);
+		return -1;
+	}
+	return 0;
+}
+
+/* The bytes a frame case sends, in buf; returns the length. */
+static size_t build_case(const struct opts *o, unsigned char *buf,
+			 size_t size)
+{
+	struct hs_frame f;
+	struct r2net_hdr h;
+	char other[R2NET_CLUSTER_NAME_LEN + 1];
+	size_t i;
+
+	hs_frame_init(&f, o, o->cluster);
+	switch (o->c) {
+	case C_BAD_MAGIC:
+		f.h.magic = cpu_to_le16(0xdead);
+		break;
+	case C_BAD_VERSION:
+		f.h.version = cpu_to_le16(R2NET_PROTOCOL_VERSION + 1);
+		break;
+	case C_UNKNOWN_TYPE:
+		f.h.type = cpu_to_le16(0x777);
+		break;
+	case C_BAD_KEY:
+		r2net_hdr_set_key(&f.h, 0x6b6579, 0);
+		break;
+	case C_MISMATCHED:
+		other_cluster(o, other, sizeof(other));
+		hs_frame_init(&f, o, other);
+		break;
+	case C_TOO_LONG:
+		r2net_hdr_init(&h, R2NET_MSG_HANDSHAKE, 0,
+			       R2NET_MAX_PAYLOAD + 1, 1, 0);
+		memcpy(buf, &h, sizeof(h));
+		return sizeof(h);
+	case C_TRUNCATED:
+		r2net_hdr_init(&h, R2NET_MSG_USER_FIRST, 0, 4096, 1, 0);
+		memcpy(buf, &h, sizeof(h));
+		for (i = 0; i < 100; i++)
+			buf[sizeof(h) + i] = (unsigned char)i;
+		return sizeof(h) + 100;
+	case C_GARBAGE:
+		/* 64 bytes from a fixed xorshift; never the magic first. */
+		{
+			u32 x = 0x2545f491;
+
+			for (i = 0; i < 64; i++) {
+				x ^= x << 13;
+				x ^= x >> 17;
+				x ^= x << 5;
+				buf[i] = (unsigned char)(x >> 24);
+			}
+			if (buf[0] == (R2NET_MAGIC & 0xff) &&
+			    buf[1] == (R2NET_MAGIC >> 8))
+				buf[0] ^= 0xff;
+			return 64;
+		}
+	default:
+		break;
+	}
+	if (size < sizeof(f))
+		return 0;
+	memcpy(buf, &f, sizeof(f));
+	return sizeof(f);
+}
+
+static int finish_line(const struct opts *o, const char *sent,
+		       enum closed_how how, long long ms, size_t got)
+{
+	bool ok = how != STILL_OPEN;
+
+	printf("%s %s: %s; target %s", case_names[o->c], o->target, sent,
+	       closed_name(how));
+	if (ok)
+		printf(" after %lld ms", ms);
+	else
+		printf(" %u ms later", o->wait_ms);
+	if (got)
+		printf(", having sent %zu bytes", got);
+	printf(": %s\n", ok ? "ok" : "MISBEHAVED");
+	if (!ok)
+		err("%s did not close the connection after %s within %u ms (-w)",
+		    o->target, case_names[o->c], o->wait_ms);
+	return ok ? 0 : EXIT_MISBEHAVED;
+}
+
+/* Every case but flood: one connection, some bytes, wait for the close. */
+static int run_frame_case(const struct opts *o)
+{
+	unsigned char buf[256];
+	char sent[160];
+	size_t len, got = 0;
+	enum closed_how how;
+	long long t0;
+	int fd;
+
+	fd = open_conn(o, false);
+	if (fd < 0)
+		return EXIT_MISBEHAVED;
+	if (o->c == C_NOT_A_NODE) {
+		t0 = now_ms();
+		snprintf(sent, sizeof(sent), "connected from %s, sent nothing",
+			 o->bind_str);
+		how = wait_closed(fd, t0 + o->wait_ms, &got);
+		close(fd);
+		return finish_line(o, sent, how, now_ms() - t0, got);
+	}
+	if (o->c == C_GARBAGE) {
+		struct hs_frame f;
+
+		hs_frame_init(&f, o, o->cluster);
+		if (send_all(fd, &f, sizeof(f))) {
+			err("%s closed the connection during our handshake (%s); do -c, -s, -r, -T and -b match a node it expects?",
+			    o->target, strerror(errno));
+			close(fd);
+			return EXIT_MISBEHAVED;
+		}
+		if (expect_handshake(fd, o, now_ms() + o->wait_ms)) {
+			close(fd);
+			return EXIT_MISBEHAVED;
+		}
+	}
+	len = build_case(o, buf, sizeof(buf));
+	t0 = now_ms();
+	if (send_all(fd, buf, len) && errno != ECONNRESET && errno != EPIPE) {
+		err("cannot send to %s: %s", o->target, strerror(errno));
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	if (o->c == C_TRUNCATED)
+		shutdown(fd, SHUT_WR);
+	snprintf(sent, sizeof(sent), "sent %zu bytes%s%s", len,
+		 o->c == C_GARBAGE ? " after a handshake it answered" : "",
+		 o->c == C_TRUNCATED ? " of a 4128-byte frame, then end of stream" : "");
+	how = wait_closed(fd, t0 + o->wait_ms, &got);
+	close(fd);
+	return finish_line(o, sent, how, now_ms() - t0, got);
+}
+
+/*
+ * flood: open n connections at once and send nothing.  Those the target
+ * closes within wait_ms were refused at once; it may keep at most
+ * max_pending, and must close those by its idle timeout (plus wait_ms).
+ */
+static int run_flood(const struct opts *o)
+{
+	unsigned int n = o->flood_n, i, up = 0, refused = 0, kept = 0;
+	unsigned int later = 0, conn_failed = 0;
+	long long t0, t_conn, deadline, first_late = -1, last_late = -1;
+	struct pollfd *p;
+	long long *closed_at;
+	int *fd, ret = 0;
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < n + 16) {
+		rl.rlim_cur = rl.rlim_max < n + 16 ? rl.rlim_max : n + 16;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	p = calloc(n, sizeof(*p));
+	fd = calloc(n, sizeof(*fd));
+	closed_at = calloc(n, sizeof(*closed_at));
+	if (!p || !fd || !closed_at) {
+		err("out of memory for %u connections", n);
+		exit(EXIT_USAGE);
+	}
+	t0 = now_ms();
+	for (i = 0; i < n; i++) {
+		fd[i] = open_conn(o, true);
+		if (fd[i] < 0)
+			conn_failed++;
+		closed_at[i] = -1;
+	}
+	/* Wait for every connect to finish. */
+	deadline = now_ms() + o->wait_ms;
+	for (;;) {
+		unsigned int waiting = 0;
+		long long left;
+
+		for (i = 0; i < n; i++) {
+			p[i].fd = fd[i];
+			p[i].events = POLLOUT;
+			p[i].revents = 0;
+		}
+		left = deadline - now_ms();
+		if (left < 0)
+			left = 0;
+		poll(p, n, (int)left);
+		for (i = 0; i < n; i++) {
+			int e = 0;
+			socklen_t el = sizeof(e);
+
+			if (fd[i] < 0)
+				continue;
+			if (!p[i].revents) {
+				waiting++;
+				continue;
+			}
+			getsockopt(fd[i], SOL_SOCKET, SO_ERROR, &e, &el);
+			if (e) {
+				if (!conn_failed)
+					err("connection %u to %s failed: %s",
+					    i, o->target, strerror(e));
+				conn_failed++;
+				close(fd[i]);
+				fd[i] = -1;
+			} else {
+				up++;
+				fd[i] = -fd[i] - 2;	/* connected: park it */
+			}
+		}
+		if (!waiting || now_ms() >= deadline)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		if (fd[i] >= 0) {	/* never connected */
+			conn_failed++;
+			close(fd[i]);
+			fd[i] = -1;
+		} else if (fd[i] < -1) {
+			fd[i] = -fd[i] - 2;
+		}
+	}
+	t_conn = now_ms();
+
+	/* Watch for closes: wait_ms for "at once", then the idle timeout. */
+	deadline = t0 + o->idle_ms + o->wait_ms;
+	if (deadline < t_conn + o->wait_ms)
+		deadline = t_conn + o->wait_ms;
+	for (;;) {
+		unsigned int open = 0;
+		long long left, t;
+
+		for (i = 0; i < n; i++) {
+			p[i].fd = closed_at[i] < 0 ? fd[i] : -1;
+			p[i].events = POLLIN;
+			p[i].revents = 0;
+			if (p[i].fd >= 0)
+				open++;
+		}
+		if (!open)
+			break;
+		left = deadline - now_ms();
+		if (left <= 0)
+			break;
+		poll(p, n, (int)left);
+		t = now_ms();
+		for (i = 0; i < n; i++) {
+			char b[512];
+			ssize_t r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = recv(fd[i], b, sizeof(b), MSG_DONTWAIT);
+			if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)))
+				continue;
+			closed_at[i] = t - t0;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (fd[i] < 0)
+			continue;
+		if (closed_at[i] >= 0 && closed_at[i] <= t_conn - t0 + o->wait_ms) {
+			refused++;
+		} else {
+			kept++;
+			if (closed_at[i] >= 0) {
+				later++;
+				if (first_late < 0 || closed_at[i] < first_late)
+					first_late = closed_at[i];
+				if (closed_at[i] > last_late)
+					last_late = closed_at[i];
+			}
+		}
+		close(fd[i]);
+	}
+	printf("flood %s: %u of %u connected, sent nothing; %u closed at once (within %u ms), %u kept",
+	       o->target, up, n, refused, o->wait_ms, kept);
+	if (later)
+		printf(", %u of them closed after %lld..%lld ms", later,
+		       first_late, last_late);
+	if (kept > later)
+		printf(", %u still open after %lld ms", kept - later,
+		       deadline - t0);
+	if (conn_failed) {
+		err("%u of %u connections to %s could not be made within %u ms; is its listen backlog that small, or -w too short?",
+		    conn_failed, n, o->target, o->wait_ms);
+		ret = EXIT_MISBEHAVED;
+	}
+	if (kept > o->max_pending) {
+		err("%s kept %u connections without a handshake from one address; at most %u (-p) expected",
+		    o->target, kept, o->max_pending);
+		ret = EXIT_MISBEHAVED;
+	}
+	if (kept > later) {
+		err("%s kept %u connections without a handshake past its idle timeout %u ms (-T) + %u ms (-w)",
+		    o->target, kept - later, o->idle_ms, o->wait_ms);
+		ret = EXIT_MISBEHAVED;
+	}
+	printf(": %s\n", ret ? "MISBEHAVED" : "ok");
+	free(p);
+	free(fd);
+	free(closed_at);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+
+	parse_args(argc, argv, &o);
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.c == C_FLOOD)
+		return run_flood(&o);
+	return run_frame_case(&o);
+}
