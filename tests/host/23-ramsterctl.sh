@@ -4,7 +4,10 @@
 # only this node's local; status lists every node; configure refuses a
 # second time, a bad conf (2), an unknown node (2) and a missing root (1);
 # a failure midway (a mkdir, or a write) leaves nothing behind; unconfigure
-# removes it all.
+# removes it all.  The cluster timeouts from ramster.conf are written only
+# when given, in an order r2net takes: a build of ramsterctl linked
+# dynamically runs with fixtures/r2nm-timeouts-preload.c, which refuses
+# the writes r2net refuses (keepalive not below idle) and logs them.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -61,6 +64,9 @@ for o in ms0 client2; do
 	[ -e "$n/$o/local" ] && [ "$(cat "$n/$o/local")" = 1 ] &&
 		bad "$o/local is 1"
 done
+for a in idle_timeout_ms keepalive_delay_ms reconnect_delay_ms; do
+	[ -e "$r/ramster/$a" ] && bad "$a written, but the conf gives none"
+done
 
 # status
 echo 1 >"$n/ms0/state"	# as r2net will, some day
@@ -92,6 +98,98 @@ run "$rc" -r "$r" unconfigure
 [ -e "$r/ramster" ] && bad "unconfigure left $r/ramster"
 run "$rc" -r "$r" status
 [ $st = 1 ] && echo "$out" | grep -q "no cluster" || bad "status with no cluster: $st $out"
+
+# Cluster timeouts.  ramsterctl linked dynamically, so that the preload
+# library can stand in for r2net's rule on the timeout writes.
+cc -std=c11 -O2 -Wall -Wextra -Werror -o "$tmp/rc-dyn" \
+	tools/ramsterctl/ramsterctl.c tools/ramsterctl/conf.c &&
+cc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$tmp/preload.so" \
+	tests/host/fixtures/r2nm-timeouts-preload.c -ldl ||
+	{ echo "FAIL: the dynamic ramsterctl or the preload library does not build"; exit 1; }
+log=$tmp/writes
+# with_timeouts IDLE KEEPALIVE RECONNECT: the default conf with those of
+# the three that are not '-' in its cluster: stanza, as $tmp/t.conf.
+with_timeouts()
+{
+	local add=
+	[ "$1" = - ] || add="$add\tidle_timeout_ms = $1\n"
+	[ "$2" = - ] || add="$add\tkeepalive_delay_ms = $2\n"
+	[ "$3" = - ] || add="$add\treconnect_delay_ms = $3\n"
+	sed "/^cluster:/a\\$add" $conf | sed 's/^\\//' >"$tmp/t.conf"
+}
+# the preload library bites (dd calls write()): keepalive 40000 is above
+# the default idle, and idle 1000 below the keepalive of 2000
+mkdir "$tmp/bite"
+for w in keepalive_delay_ms:40000 idle_timeout_ms:1000 reconnect_delay_ms:0; do
+	echo "${w#*:}" | LD_PRELOAD=$tmp/preload.so dd of="$tmp/bite/${w%%:*}" \
+		status=none 2>/dev/null && bad "the preload library let $w through"
+done
+echo 40000 | LD_PRELOAD=$tmp/preload.so dd of="$tmp/bite/idle_timeout_ms" status=none ||
+	bad "the preload library refused idle 40000"
+# IDLE KA RC ('-': not given), then the attributes to write.  From
+# r2net's defaults (idle 30000, keepalive 2000) some need keepalive
+# written first (idle <= 2000), some idle first (keepalive >= 30000); the
+# preload library refuses a wrong order, which fails configure.
+for spec in "4000 1000 1000 idle_timeout_ms keepalive_delay_ms reconnect_delay_ms" \
+	    "1500 1000 - idle_timeout_ms keepalive_delay_ms" \
+	    "2 1 - idle_timeout_ms keepalive_delay_ms" \
+	    "60000 40000 - idle_timeout_ms keepalive_delay_ms" \
+	    "86400000 86399999 1 idle_timeout_ms keepalive_delay_ms reconnect_delay_ms" \
+	    "30001 29999 7 idle_timeout_ms keepalive_delay_ms reconnect_delay_ms" \
+	    "- 1000 - keepalive_delay_ms" \
+	    "2001 - 86400000 idle_timeout_ms reconnect_delay_ms" \
+	    "- - 500 reconnect_delay_ms"; do
+	set -- $spec
+	idle=$1 ka=$2 rcn=$3
+	shift 3
+	with_timeouts $idle $ka $rcn
+	rm -f "$log"
+	set +e
+	out=$(LD_PRELOAD=$tmp/preload.so R2NM_LOG=$log "$tmp/rc-dyn" -c "$tmp/t.conf" \
+		-n client1 -r "$r" configure 2>&1)
+	st=$?
+	set -e
+	[ $st = 0 ] || bad "configure with timeouts $idle/$ka/$rcn: exit $st: $out"
+	want=
+	for a; do
+		case $a in
+		idle_timeout_ms) v=$idle ;;
+		keepalive_delay_ms) v=$ka ;;
+		*) v=$rcn ;;
+		esac
+		want="$want$a $v ok
+"
+		check "$r/ramster/$a" "$v"
+	done
+	# each given one written once and taken, no other
+	[ "$(sort "$log" 2>/dev/null)" = "$(printf %s "$want" | sort)" ] ||
+		bad "timeouts $idle/$ka/$rcn written as:
+$(cat "$log" 2>/dev/null)
+want, in some order r2net takes:
+$want"
+	for a in idle_timeout_ms keepalive_delay_ms reconnect_delay_ms; do
+		case " $* " in *" $a "*) ;; *)
+			[ -e "$r/ramster/$a" ] && bad "timeouts $idle/$ka/$rcn: $a written";;
+		esac
+	done
+	run "$rc" -r "$r" unconfigure
+	[ $st = 0 ] && [ -z "$(ls -A "$r")" ] || bad "unconfigure after timeouts: $out"
+done
+# a refused timeout write undoes everything
+with_timeouts 4000 1000 1000
+run env LD_PRELOAD="$tmp/preload.so" R2NM_FAIL=reconnect_delay_ms \
+	"$tmp/rc-dyn" -c "$tmp/t.conf" -n client1 -r "$r" configure
+[ $st = 1 ] || bad "refused reconnect_delay_ms: exit $st, want 1: $out"
+echo "$out" | grep -q "writing '1000' to .*ramster/reconnect_delay_ms failed: Input/output error" ||
+	bad "refused reconnect_delay_ms said: $out"
+[ -z "$(ls -A "$r")" ] || bad "refused reconnect_delay_ms left $(ls -A "$r")"
+# a conf whose keepalive is not below idle is refused before anything
+with_timeouts 1000 1000 -
+run "$rc" -c "$tmp/t.conf" -n client1 -r "$r" configure
+[ $st = 2 ] || bad "keepalive = idle: exit $st, want 2: $out"
+echo "$out" | grep -qF "$tmp/t.conf:3: keepalive_delay_ms 1000 is not below idle_timeout_ms 1000" ||
+	bad "keepalive = idle said: $out"
+[ -z "$(ls -A "$r")" ] || bad "a refused conf wrote into $r"
 
 # refusals before anything is written
 sed 's/number = 2/number = 1/' $conf >"$tmp/dup.conf"

@@ -4,8 +4,9 @@
  *
  * Every FILE given must parse, and a file named default.conf must say
  * what ramster-cluster renders for libvirt-xml/default.cluster.  Then a
- * table of good variants that must parse, and of broken files that must be
- * refused with FILE:LINE: and the expected line and words.
+ * table of good variants that must parse (with the timeouts in effect and
+ * the lines they were given on), and of broken files that must be refused
+ * with FILE:LINE: and the expected line and words.
  *
  * usage: conf_test [-s SEED] FILE...
  */
@@ -109,6 +110,21 @@ static const struct {
 	{ "one-node", "cluster:\n\tname = solo\n\tnode_count = 1\nnode:\n"
 		      "\tname = x\n\tnumber = 254\n\tip_address = 192.168.1.254\n"
 		      "\tip_port = 65535\n\tcluster = solo\n\trole = client\n" },
+	{ "timeouts", "cluster:\n\tname = r\n\tidle_timeout_ms = 4000\n"
+		      "\tkeepalive_delay_ms = 1000\n\treconnect_delay_ms = 1000\n"
+		      "\tnode_count = 2\n" N0 N1 },
+	{ "timeouts-bounds", "cluster:\n\tname = r\n\tnode_count = 2\n"
+			     "\tidle_timeout_ms = 86400000\n"
+			     "\tkeepalive_delay_ms = 86399999\n"
+			     "\treconnect_delay_ms = 1\n" N0 N1 },
+	{ "timeouts-min", "cluster:\n\tname = r\n\tnode_count = 2\n"
+			  "\tidle_timeout_ms = 2\n\tkeepalive_delay_ms = 1\n" N0 N1 },
+	{ "keepalive-only", "cluster:\n\tname = r\n\tnode_count = 2\n"
+			    "\tkeepalive_delay_ms = 29999\n" N0 N1 },
+	{ "idle-only", "cluster:\n\tname = r\n\tnode_count = 2\n"
+		       "\tidle_timeout_ms = 2001\n" N0 N1 },
+	{ "reconnect-only", N0 N1 "cluster:\n\treconnect_delay_ms = 86400000\n"
+			    "\tname = r\n\tnode_count = 2\n" },
 	{ "long-names", "cluster:\n\tname = abcdefghijklmnop\n\tnode_count = 1\n"
 			"node:\n\tname = n123456789012345678901234567890123456789"
 			"012345678901234567890123\n\tnumber = 0\n"
@@ -198,6 +214,36 @@ static const struct {
 	{ "two-clusters", CL N0 N1 "cluster:\n\tname = s\n", 17,
 	  "second cluster: stanza" },
 	{ "stanza-indented", " cluster:\n", 1, "outside a stanza" },
+	{ "idle-0", CL "\tidle_timeout_ms = 0\n" N0 N1, 4,
+	  "idle_timeout_ms 0 out of range 1-86400000" },
+	{ "idle-day-and-1", CL "\tidle_timeout_ms = 86400001\n" N0 N1, 4,
+	  "idle_timeout_ms 86400001 out of range" },
+	{ "keepalive-huge", CL "\tkeepalive_delay_ms = 99999999999999999999\n", 4,
+	  "keepalive_delay_ms 99999999999999999999 out of range" },
+	{ "reconnect-0", CL "\treconnect_delay_ms = 0\n", 4,
+	  "reconnect_delay_ms 0 out of range" },
+	{ "reconnect-text", CL "\treconnect_delay_ms = 2s\n", 4,
+	  "reconnect_delay_ms '2s' is not a number" },
+	{ "idle-negative", CL "\tidle_timeout_ms = -1\n", 4,
+	  "idle_timeout_ms '-1' is not a number" },
+	{ "idle-twice", CL "\tidle_timeout_ms = 4000\n\tidle_timeout_ms = 5000\n",
+	  5, "'idle_timeout_ms' given twice in this cluster: stanza (first at line 4)" },
+	{ "timeout-in-node", CL N0 "\tidle_timeout_ms = 4000\n", 10,
+	  "unknown node key 'idle_timeout_ms'" },
+	{ "keepalive-equal", "cluster:\n\tname = r\n\tidle_timeout_ms = 4000\n"
+	  "\tkeepalive_delay_ms = 4000\n\tnode_count = 2\n" N0 N1, 4,
+	  "keepalive_delay_ms 4000 is not below idle_timeout_ms 4000;" },
+	{ "keepalive-above-later-idle", "cluster:\n\tname = r\n"
+	  "\tkeepalive_delay_ms = 5000\n\tnode_count = 2\n"
+	  "\tidle_timeout_ms = 4000\n" N0 N1, 5,
+	  "keepalive_delay_ms 5000 is not below idle_timeout_ms 4000;" },
+	{ "keepalive-above-default-idle", CL "\tkeepalive_delay_ms = 30000\n" N0 N1,
+	  4, "keepalive_delay_ms 30000 is not below idle_timeout_ms 30000 (the default)" },
+	{ "idle-below-default-keepalive", CL "\n\tidle_timeout_ms = 2000\n" N0 N1,
+	  5, "keepalive_delay_ms 2000 (the default) is not below idle_timeout_ms 2000;" },
+	{ "keepalive-bad-nodes-first", N0 N1 "cluster:\n\tname = r\n"
+	  "\tnode_count = 2\n\tidle_timeout_ms = 100\n\tkeepalive_delay_ms = 100\n",
+	  18, "not below idle_timeout_ms 100" },
 	{ "nul-byte", "cluster:\n\tname = r\0x\n", 2, "NUL" },
 };
 
@@ -207,6 +253,51 @@ static size_t text_len(const char *name, const char *text)
 	if (!strcmp(name, "nul-byte"))
 		return strlen(text) + 3;
 	return strlen(text);
+}
+
+/* The timeouts each good file gives: in effect, and the line given on. */
+static const struct {
+	const char *name;
+	unsigned int idle, ka, rc, idle_line, ka_line, rc_line;
+} timeouts[] = {
+	{ "minimal", 30000, 2000, 2000, 0, 0, 0 },
+	{ "timeouts", 4000, 1000, 1000, 3, 4, 5 },
+	{ "timeouts-bounds", 86400000, 86399999, 1, 4, 5, 6 },
+	{ "timeouts-min", 2, 1, 2000, 4, 5, 0 },
+	{ "keepalive-only", 30000, 29999, 2000, 0, 4, 0 },
+	{ "idle-only", 2001, 2000, 2000, 4, 0, 0 },
+	{ "reconnect-only", 30000, 2000, 86400000, 0, 0, 15 },
+};
+
+static void check_timeouts(const char *name, const struct rconf *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
+		if (strcmp(timeouts[i].name, name))
+			continue;
+		CHECK(c->idle_timeout_ms == timeouts[i].idle &&
+		      c->keepalive_delay_ms == timeouts[i].ka &&
+		      c->reconnect_delay_ms == timeouts[i].rc,
+		      "%s: timeouts %u %u %u, want %u %u %u", name,
+		      c->idle_timeout_ms, c->keepalive_delay_ms,
+		      c->reconnect_delay_ms, timeouts[i].idle, timeouts[i].ka,
+		      timeouts[i].rc);
+		CHECK(c->idle_timeout_line == timeouts[i].idle_line &&
+		      c->keepalive_delay_line == timeouts[i].ka_line &&
+		      c->reconnect_delay_line == timeouts[i].rc_line,
+		      "%s: timeout lines %u %u %u, want %u %u %u", name,
+		      c->idle_timeout_line, c->keepalive_delay_line,
+		      c->reconnect_delay_line, timeouts[i].idle_line,
+		      timeouts[i].ka_line, timeouts[i].rc_line);
+		return;
+	}
+	/* the others give none */
+	CHECK(c->idle_timeout_ms == 30000 && c->keepalive_delay_ms == 2000 &&
+	      c->reconnect_delay_ms == 2000 && !c->idle_timeout_line &&
+	      !c->keepalive_delay_line && !c->reconnect_delay_line,
+	      "%s: timeouts %u %u %u without any given", name,
+	      c->idle_timeout_ms, c->keepalive_delay_ms, c->reconnect_delay_ms);
 }
 
 static void check_table(void)
@@ -228,6 +319,8 @@ static void check_table(void)
 			CHECK(c->nodes[0].line == 4 && c->nodes[1].line == 10,
 			      "node lines %u %u", c->nodes[0].line, c->nodes[1].line);
 		}
+		if (c)
+			check_timeouts(good[i].name, c);
 		rconf_free(c);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

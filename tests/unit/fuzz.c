@@ -10,9 +10,10 @@
  *	to r2net_hdr_check() and, when accepted, to its payload decoder.
  *	An accepted header must obey every rule of r2net_hdr_check(); an
  *	accepted payload must encode back to the very same bytes.
- * conf: valid ramster.conf texts, mutated by line (delete, duplicate, swap,
- *	replace a value by a boundary value) and by byte, fed to
- *	rconf_parse(); every 1024th also through a file and rconf_load().
+ * conf: valid ramster.conf texts (with and without timeouts), mutated by
+ *	line (delete, duplicate, swap, replace a value by a boundary value)
+ *	and by byte, fed to rconf_parse(); every 1024th also through a file
+ *	and rconf_load().
  *	A parsed configuration must obey every rule the parser promises;
  *	an error must be FILE:LINE: with a line inside the file.
  *
@@ -431,6 +432,16 @@ static const char default_conf[] =
 	"node:\n\tip_port = 7777\n\tip_address = 10.77.0.12\n\tnumber = 2\n"
 	"\tname = client2\n\tcluster = ramster\n\trole = client\n\n";
 
+/* two nodes and the three timeouts, keepalive just below idle */
+static const char timeouts_conf[] =
+	"cluster:\n\tname = r\n\tidle_timeout_ms = 4000\n"
+	"\tkeepalive_delay_ms = 3999\n\treconnect_delay_ms = 1000\n"
+	"\tnode_count = 2\n"
+	"node:\n\tname = a\n\tnumber = 1\n\tip_address = 10.77.2.11\n"
+	"\tcluster = r\n\trole = client\n"
+	"node:\n\tname = b\n\tnumber = 2\n\tip_address = 10.77.2.12\n"
+	"\tcluster = r\n\trole = memory-server\n";
+
 static const char *const tokens[] = {
 	"", " ", "=", "==", ":", "#", "\t", "\r", "\n", "0", "1", "-1", "254",
 	"255", "256", "65535", "65536", "4294967296", "99999999999999999999999",
@@ -439,6 +450,9 @@ static const char *const tokens[] = {
 	"client1", "ramster", "memory-server", "client", "server",
 	"abcdefghijklmnopq", "cluster:", "node:", "name", "number",
 	"ip_address", "ip_port", "cluster", "role", "node_count",
+	"idle_timeout_ms", "keepalive_delay_ms", "reconnect_delay_ms",
+	"2000", "2001", "29999", "30000", "86399999", "86400000", "86400001",
+	"\tidle_timeout_ms = 1\n", "\tkeepalive_delay_ms = 30000\n",
 };
 
 #define NR_TOKENS (sizeof(tokens) / sizeof(tokens[0]))
@@ -564,9 +578,25 @@ static unsigned int count_lines(const char *b, size_t len)
 	return n;
 }
 
-static void check_conf(const struct rconf *c)
+static void check_conf(const struct rconf *c, unsigned int lines)
 {
 	unsigned int i, j;
+
+	if (!c->idle_timeout_ms || c->idle_timeout_ms > RCONF_MAX_TIMEOUT_MS ||
+	    !c->keepalive_delay_ms ||
+	    c->keepalive_delay_ms >= c->idle_timeout_ms ||
+	    !c->reconnect_delay_ms ||
+	    c->reconnect_delay_ms > RCONF_MAX_TIMEOUT_MS)
+		broken("bad timeouts accepted");
+	if ((!c->idle_timeout_line &&
+	     c->idle_timeout_ms != RCONF_IDLE_TIMEOUT_MS_DEFAULT) ||
+	    (!c->keepalive_delay_line &&
+	     c->keepalive_delay_ms != RCONF_KEEPALIVE_DELAY_MS_DEFAULT) ||
+	    (!c->reconnect_delay_line &&
+	     c->reconnect_delay_ms != RCONF_RECONNECT_DELAY_MS_DEFAULT) ||
+	    c->idle_timeout_line > lines || c->keepalive_delay_line > lines ||
+	    c->reconnect_delay_line > lines)
+		broken("a timeout not given is not the default, or its line is wrong");
 
 	if (c->nr_nodes != c->node_count || !c->nr_nodes ||
 	    c->nr_nodes > RCONF_MAX_NODES)
@@ -618,7 +648,7 @@ static void one_conf(const struct text *seeds, unsigned int nr_seeds,
 	c = rconf_parse("fuzz.conf", buf, t.len, &err);
 	if (c) {
 		conf_ok++;
-		check_conf(c);
+		check_conf(c, lines);
 	} else {
 		conf_refused++;
 		snprintf(prefix, sizeof(prefix), "fuzz.conf:%u: ", err.line);
@@ -680,7 +710,7 @@ int main(int argc, char **argv)
 			secs = strtod(argv[++i], NULL);
 		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
 			i++;
-		} else if (nr_seeds < 15) {
+		} else if (nr_seeds < 14) {
 			if (!load_seed(&seeds[nr_seeds++], argv[i])) {
 				perror(argv[i]);
 				return 2;
@@ -693,6 +723,8 @@ int main(int argc, char **argv)
 	}
 	memcpy(seeds[nr_seeds].b, default_conf, sizeof(default_conf) - 1);
 	seeds[nr_seeds++].len = sizeof(default_conf) - 1;
+	memcpy(seeds[nr_seeds].b, timeouts_conf, sizeof(timeouts_conf) - 1);
+	seeds[nr_seeds++].len = sizeof(timeouts_conf) - 1;
 	fd = mkstemp(tmpfile);
 	if (fd < 0) {
 		perror(tmpfile);

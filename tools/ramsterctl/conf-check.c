@@ -3,7 +3,8 @@
  * conf-check - parse a ramster.conf and print what it says.
  *
  * usage: conf-check FILE
- * Prints the cluster and one line per node and exits 0, or prints the
+ * Prints the cluster (with its timeouts, "(default)" after those the file
+ * leaves out) and one line per node and exits 0, or prints the
  * first error as "FILE:LINE: what is wrong" and exits 2.
  */
 #include <stdio.h>
@@ -25,7 +26,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.text);
 		return 2;
 	}
-	printf("cluster %s node_count %u\n", c->name, c->node_count);
+	printf("cluster %s node_count %u idle_timeout_ms %u%s keepalive_delay_ms %u%s reconnect_delay_ms %u%s\n",
+	       c->name, c->node_count,
+	       c->idle_timeout_ms, c->idle_timeout_line ? "" : " (default)",
+	       c->keepalive_delay_ms, c->keepalive_delay_line ? "" : " (default)",
+	       c->reconnect_delay_ms, c->reconnect_delay_line ? "" : " (default)");
 	for (i = 0; i < c->nr_nodes; i++)
 		printf("node %u %s %s:%u %s\n", c->nodes[i].number,
 		       c->nodes[i].name, c->nodes[i].ip_address,

@@ -3,8 +3,8 @@
  * conf.c - parse ramster.conf (o2cb cluster.conf format); see conf.h.
  *
  * One pass over the lines: each parameter is checked as it is read, and a
- * stanza is checked (required keys, unique node name, number and address)
- * when the next one starts or the file ends.  What needs the whole file
+ * stanza is checked (required keys, keepalive below idle, unique node name,
+ * number and address) when the next one starts or the file ends.  What needs the whole file
  * (a cluster: stanza exists, node_count, each node's cluster name) is
  * checked last.  The first error stops the parse.
  */
@@ -27,7 +27,11 @@ enum stanza {
 enum cluster_key {
 	CK_NAME,
 	CK_NODE_COUNT,
+	CK_IDLE_TIMEOUT,
+	CK_KEEPALIVE_DELAY,
+	CK_RECONNECT_DELAY,
 	CK_NR,
+	CK_REQUIRED = CK_IDLE_TIMEOUT,	/* the keys before it must be given */
 };
 
 enum node_key {
@@ -43,6 +47,9 @@ enum node_key {
 static const char * const cluster_keys[CK_NR] = {
 	[CK_NAME] = "name",
 	[CK_NODE_COUNT] = "node_count",
+	[CK_IDLE_TIMEOUT] = "idle_timeout_ms",
+	[CK_KEEPALIVE_DELAY] = "keepalive_delay_ms",
+	[CK_RECONNECT_DELAY] = "reconnect_delay_ms",
 };
 
 static const char * const node_keys[NK_NR] = {
@@ -73,6 +80,7 @@ struct parser {
 	unsigned int ck_line[CK_NR];
 	char cluster_name[RCONF_CLUSTER_NAME_MAX + 1];
 	unsigned int node_count;
+	unsigned int timeout[CK_NR];	/* by cluster_key, the timeouts only */
 
 	struct pnode *nodes;
 	unsigned int nr_nodes;
@@ -212,8 +220,42 @@ static bool cluster_param(struct parser *p, const char *key, const char *val)
 		}
 		p->node_count = (unsigned int)n;
 		break;
+	default:	/* the timeouts */
+		if (!parse_uint(val, &n)) {
+			fail(p, p->lineno, "%.64s '%.64s' is not a number of milliseconds",
+			     key, val);
+			return false;
+		}
+		if (n < 1 || n > RCONF_MAX_TIMEOUT_MS) {
+			fail(p, p->lineno, "%.64s %.64s out of range 1-%d (ms)", key, val,
+			     RCONF_MAX_TIMEOUT_MS);
+			return false;
+		}
+		p->timeout[k] = (unsigned int)n;
+		break;
 	}
 	return true;
+}
+
+/*
+ * keepalive_delay_ms below idle_timeout_ms, as in effect (given or the
+ * default); the error is on the later of the two lines given.
+ */
+static bool check_timeouts(struct parser *p)
+{
+	unsigned int il = p->ck_line[CK_IDLE_TIMEOUT];
+	unsigned int kl = p->ck_line[CK_KEEPALIVE_DELAY];
+	unsigned int idle = il ? p->timeout[CK_IDLE_TIMEOUT] :
+			    RCONF_IDLE_TIMEOUT_MS_DEFAULT;
+	unsigned int ka = kl ? p->timeout[CK_KEEPALIVE_DELAY] :
+			  RCONF_KEEPALIVE_DELAY_MS_DEFAULT;
+
+	if (ka < idle)
+		return true;
+	fail(p, kl > il ? kl : il,
+	     "keepalive_delay_ms %u%s is not below idle_timeout_ms %u%s; r2net needs keepalive_delay_ms < idle_timeout_ms",
+	     ka, kl ? "" : " (the default)", idle, il ? "" : " (the default)");
+	return false;
 }
 
 static bool node_param(struct parser *p, const char *key, const char *val)
@@ -304,13 +346,15 @@ static bool end_stanza(struct parser *p)
 	int k;
 
 	if (p->st == ST_CLUSTER) {
-		for (k = 0; k < CK_NR; k++) {
+		for (k = 0; k < CK_REQUIRED; k++) {
 			if (!p->ck_line[k]) {
 				fail(p, p->st_line, "cluster: stanza lacks '%.64s'",
 				     cluster_keys[k]);
 				return false;
 			}
 		}
+		if (!check_timeouts(p))
+			return false;
 	}
 	if (p->st != ST_NODE)
 		return true;
@@ -479,6 +523,17 @@ static struct rconf *build(struct parser *p)
 	}
 	strcpy(c->name, p->cluster_name);
 	c->node_count = p->node_count;
+	c->idle_timeout_line = p->ck_line[CK_IDLE_TIMEOUT];
+	c->keepalive_delay_line = p->ck_line[CK_KEEPALIVE_DELAY];
+	c->reconnect_delay_line = p->ck_line[CK_RECONNECT_DELAY];
+	c->idle_timeout_ms = c->idle_timeout_line ? p->timeout[CK_IDLE_TIMEOUT] :
+			     RCONF_IDLE_TIMEOUT_MS_DEFAULT;
+	c->keepalive_delay_ms = c->keepalive_delay_line ?
+				p->timeout[CK_KEEPALIVE_DELAY] :
+				RCONF_KEEPALIVE_DELAY_MS_DEFAULT;
+	c->reconnect_delay_ms = c->reconnect_delay_line ?
+				p->timeout[CK_RECONNECT_DELAY] :
+				RCONF_RECONNECT_DELAY_MS_DEFAULT;
 	c->nr_nodes = p->nr_nodes;
 	for (i = 0; i < p->nr_nodes; i++)
 		c->nodes[i] = p->nodes[i].n;

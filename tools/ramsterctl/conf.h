@@ -11,6 +11,15 @@
  *	cluster:
  *		name = ramster			1..16 of [A-Za-z0-9._-]
  *		node_count = 3			1..255, the number of node: stanzas
+ *		idle_timeout_ms = 30000		optional, 1..86400000
+ *		keepalive_delay_ms = 2000	optional, 1..86400000
+ *		reconnect_delay_ms = 2000	optional, 1..86400000
+ *
+ * The three timeouts are r2net's (its configfs attributes of the same
+ * names); the defaults shown are r2net's, which apply when a key is left
+ * out.  keepalive_delay_ms must be below idle_timeout_ms, as the two are in
+ * effect: given, or else the default (so keepalive_delay_ms = 40000 alone
+ * is refused, being above the default idle timeout).
  *
  *	node:
  *		name = ms0			1..64 of [A-Za-z0-9._-], unique
@@ -34,6 +43,10 @@
 #define RCONF_MAX_NODES		255
 #define RCONF_DEFAULT_PORT	7777	/* R2NET_DEFAULT_PORT */
 #define RCONF_MAX_FILE		1048576	/* bytes */
+#define RCONF_MAX_TIMEOUT_MS	86400000	/* one day, r2net's limit */
+#define RCONF_IDLE_TIMEOUT_MS_DEFAULT		30000	/* r2net's defaults */
+#define RCONF_KEEPALIVE_DELAY_MS_DEFAULT	2000
+#define RCONF_RECONNECT_DELAY_MS_DEFAULT	2000
 
 enum rconf_role {
 	RCONF_ROLE_MEMORY_SERVER,
@@ -53,6 +66,14 @@ struct rconf_node {
 struct rconf {
 	char name[RCONF_CLUSTER_NAME_MAX + 1];
 	unsigned int node_count;
+	/* The timeouts in effect: as given, else r2net's default. */
+	unsigned int idle_timeout_ms;
+	unsigned int keepalive_delay_ms;
+	unsigned int reconnect_delay_ms;
+	/* The line each was given on; 0: not given (leave r2net's default). */
+	unsigned int idle_timeout_line;
+	unsigned int keepalive_delay_line;
+	unsigned int reconnect_delay_line;
 	unsigned int nr_nodes;		/* == node_count */
 	struct rconf_node *nodes;	/* in file order */
 };

@@ -4,8 +4,10 @@
  * from /etc/ramster.conf.  See usage() for the commands.
  *
  * configure checks everything before it writes anything, then writes in
- * the order r2net's node manager enforces (ipv4_port, ipv4_address, num
- * for every node, then local = 1 for this node last).  If a step fails it
+ * the order r2net's node manager enforces (the cluster's timeouts that the
+ * conf gives, keepalive_delay_ms and idle_timeout_ms in an order that keeps
+ * keepalive below idle at every step; then ipv4_port, ipv4_address, num for
+ * every node; then local = 1 for this node last).  If a step fails it
  * undoes what it created, newest first, so nothing is left half set up.
  *
  * ROOT need not be configfs (the host tests use a plain directory): there
@@ -54,11 +56,15 @@ static void usage(FILE *f)
 "\n"
 "configure    parse CONF; check that NODE is one of its nodes, that ROOT\n"
 "             exists (r2net.ko is loaded) and that no cluster is there yet;\n"
-"             then mkdir ROOT/CLUSTER and ROOT/CLUSTER/node/NAME for every\n"
-"             node, write ipv4_port, ipv4_address and num of every node in\n"
-"             that order, and last write 1 to NODE's local.  If any step\n"
-"             fails, everything it created is removed again and the\n"
-"             failed step and its error are printed.\n"
+"             then mkdir ROOT/CLUSTER; write those of idle_timeout_ms,\n"
+"             keepalive_delay_ms and reconnect_delay_ms that CONF gives to\n"
+"             ROOT/CLUSTER/ (in an order that keeps keepalive below idle\n"
+"             at every write; the others keep r2net's defaults); mkdir\n"
+"             ROOT/CLUSTER/node/NAME for every node, write ipv4_port,\n"
+"             ipv4_address and num of every node in that order, and last\n"
+"             write 1 to NODE's local.  If any step fails, everything it\n"
+"             created is removed again and the failed step and its error\n"
+"             are printed.\n"
 "unconfigure  write 0 to local, rmdir every node and the cluster.\n"
 "status       print the cluster, its idle_timeout_ms, keepalive_delay_ms\n"
 "             and reconnect_delay_ms, then one line per node: name, num,\n"
@@ -292,15 +298,70 @@ static int refuse_existing(const char *root, const char *name, void *arg)
 	return -1;
 }
 
+/* A cluster timeout to write. */
+struct timeout {
+	const char *attr;
+	unsigned int ms;
+};
+
+/*
+ * The timeouts @c gives, in an order r2net takes: it refuses any write that
+ * would leave keepalive_delay_ms >= idle_timeout_ms.  The values in effect
+ * now are r2net's defaults (a new cluster), or what @cdir's idle_timeout_ms
+ * reads.  If the new keepalive is below the idle timeout now, write it first
+ * (then the new idle, above it); otherwise the new keepalive is at or above
+ * the idle timeout now, so the new idle, above the new keepalive, is above
+ * the keepalive now: write idle first.  The conf parser made sure the new
+ * keepalive is below the new idle (or the default idle when only keepalive
+ * is given, and the reverse).  reconnect_delay_ms has no rule; it goes last.
+ * Returns how many were put in @t.
+ */
+static unsigned int timeouts_in_order(const struct rconf *c, const char *cdir,
+				      struct timeout t[3])
+{
+	char path[PATH_MAX], v[32];
+	unsigned long idle_now = RCONF_IDLE_TIMEOUT_MS_DEFAULT;
+	struct timeout idle = { "idle_timeout_ms", c->idle_timeout_ms };
+	struct timeout ka = { "keepalive_delay_ms", c->keepalive_delay_ms };
+	unsigned int n = 0;
+	char *end;
+
+	if (!mkpath(path, "%s/idle_timeout_ms", cdir)) {
+		read_attr(path, v, sizeof(v));
+		if (strcmp(v, "-")) {
+			unsigned long x = strtoul(v, &end, 10);
+
+			if (!*end && x)
+				idle_now = x;
+		}
+	}
+	if (c->keepalive_delay_line && c->keepalive_delay_ms < idle_now) {
+		t[n++] = ka;
+		if (c->idle_timeout_line)
+			t[n++] = idle;
+	} else {
+		if (c->idle_timeout_line)
+			t[n++] = idle;
+		if (c->keepalive_delay_line)
+			t[n++] = ka;
+	}
+	if (c->reconnect_delay_line) {
+		t[n].attr = "reconnect_delay_ms";
+		t[n++].ms = c->reconnect_delay_ms;
+	}
+	return n;
+}
+
 static int cmd_configure(const char *conf_path, const char *node,
 			 const char *root)
 {
+	struct timeout tmo[3];
 	char host[256], cdir[PATH_MAX], ndir[PATH_MAX], path[PATH_MAX];
 	char val[32];
 	struct rconf_err cerr;
 	struct rconf *c;
 	const struct rconf_node *me = NULL;
-	unsigned int i;
+	unsigned int i, nt;
 	int ret = EXIT_RUNTIME;
 	const char *who = "-n";
 
@@ -352,6 +413,17 @@ static int cmd_configure(const char *conf_path, const char *node,
 		goto undo;
 	if (!is_dir(ndir) && do_mkdir(ndir))	/* configfs makes it itself */
 		goto undo;
+	nt = timeouts_in_order(c, cdir, tmo);
+	for (i = 0; i < nt; i++) {
+		snprintf(val, sizeof(val), "%u", tmo[i].ms);
+		if (mkpath(path, "%s/%s", cdir, tmo[i].attr)) {
+			err("writing '%s' to %s/%s failed: %s", val, cdir,
+			    tmo[i].attr, strerror(errno));
+			goto undo;
+		}
+		if (write_attr(path, val, 1))
+			goto undo;
+	}
 	for (i = 0; i < c->nr_nodes; i++) {
 		if (mkpath(path, "%s/%s", ndir, c->nodes[i].name)) {
 			err("%s/%s: path too long", ndir, c->nodes[i].name);
@@ -388,8 +460,11 @@ static int cmd_configure(const char *conf_path, const char *node,
 	}
 	if (write_attr(path, "1", 1))
 		goto undo;
-	printf("cluster %s: %u nodes, this node is %s (num %u)\n", c->name,
+	printf("cluster %s: %u nodes, this node is %s (num %u)", c->name,
 	       c->nr_nodes, me->name, me->number);
+	for (i = 0; i < nt; i++)
+		printf("%s %s %u", i ? "," : ";", tmo[i].attr, tmo[i].ms);
+	printf("\n");
 	ret = 0;
 	goto out;
 undo:
