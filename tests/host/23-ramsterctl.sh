@@ -1,7 +1,9 @@
 #!/bin/bash
 # ramsterctl against a plain directory standing in for r2net's configfs
 # (-r): configure writes every node's ipv4_port, ipv4_address and num and
-# only this node's local; status lists every node; configure refuses a
+# only this node's local; status lists every node with its state and
+# counters from an emulated r2net debugfs (-d; '-' for a node without a
+# file, or a file it cannot read), -v all counters; configure refuses a
 # second time, a bad conf (2), an unknown node (2) and a missing root (1);
 # a failure midway (a mkdir, or a write) leaves nothing behind; unconfigure
 # removes it all.  The cluster timeouts from ramster.conf are written only
@@ -68,20 +70,73 @@ for a in idle_timeout_ms keepalive_delay_ms reconnect_delay_ms; do
 	[ -e "$r/ramster/$a" ] && bad "$a written, but the conf gives none"
 done
 
-# status
-echo 1 >"$n/ms0/state"	# as r2net will, some day
-run "$rc" -r "$r" status
+# status, with r2net's debugfs emulated in $d: ms0 (0) has every counter,
+# client1 is local (r2net shows no file for it), client2 (2) has no file.
+d=$tmp/debugfs
+mkdir -p "$d/nodes"
+i=0
+{
+	echo "state up"
+	for c in connects disconnects msgs_tx msgs_rx bytes_tx bytes_rx \
+		 keepalives_tx keepalives_rx in_flight timeouts send_errors \
+		 late_replies no_handler rejected_truncated rejected_bad_magic \
+		 rejected_bad_version rejected_bad_type rejected_bad_flags \
+		 rejected_too_long rejected_bad_length rejected_bad_status \
+		 rejected_bad_key rejected_bad_payload rejected_handshake \
+		 rejected_direction rejected_duplicate rejected_unexpected \
+		 rtt_last_us rtt_avg_us rtt_max_us; do
+		i=$((i + 1))
+		echo "$c $((i * 1000 + i))"	# 1001, 2002, ...
+	done
+} >"$d/nodes/0"
+printf 'pending 1\naccepted 7\nrefused_unknown_address 2\nrefused_too_many_pending 3\n' \
+	>"$d/listener"
+# the rejected_* are counters 14..27, timeouts and send_errors 10 and 11,
+# in_flight 9, rtt_avg_us 29
+rej=0
+for i in $(seq 14 27); do rej=$((rej + i * 1001)); done
+errs=$((10 * 1001 + 11 * 1001))
+run "$rc" -r "$r" -d "$d" status
 [ $st = 0 ] || bad "status: exit $st: $out"
 for o in ms0 client1 client2; do
 	echo "$out" | grep -q "^$o " || bad "status does not list $o: $out"
 done
 echo "$out" | grep -q "^cluster ramster " || bad "status has no cluster line: $out"
-echo "$out" | grep -Eq '^client1 +1 +10\.77\.0\.11:7777 +local +-$' ||
-	bad "status line of client1: $out"
-echo "$out" | grep -Eq '^ms0 +0 +10\.77\.0\.10:7777 +1$' ||
-	bad "status line of ms0 (state 1, not local): $out"
-echo "$out" | grep -Eq '^client2 .*local' && bad "client2 shown local: $out"
-rm "$n/ms0/state"
+# NODE NUM ADDRESS LOCAL STATE MSGS_TX/RX BYTES_TX/RX IN_FLIGHT RTT_AVG_US
+# REJECTED ERRORS
+echo "$out" | grep -Eq "^ms0 +0 +10\.77\.0\.10:7777 +up +3003/4004 +5005/6006 +9009 +29029 +$rej +$errs\$" ||
+	bad "status line of ms0 (up, not local; rejected $rej, errors $errs): $out"
+echo "$out" | grep -Eq '^client1 +1 +10\.77\.0\.11:7777 +local +- +- +- +- +- +- +-$' ||
+	bad "status line of client1 (local, no counters): $out"
+echo "$out" | grep -Eq '^client2 +2 +10\.77\.0\.12:7777 +- +- +- +- +- +- +-$' ||
+	bad "status line of client2 (no debugfs file): $out"
+echo "$out" | grep -qx "listener  pending 1  accepted 7  refused_unknown_address 2  refused_too_many_pending 3" ||
+	bad "status listener line: $out"
+echo "$out" | grep -q "^  " && bad "status without -v shows counters: $out"
+# -v: every counter of ms0, in the file's order, under its name; none else
+run "$rc" -r "$r" -d "$d" -v status
+[ $st = 0 ] || bad "status -v: exit $st: $out"
+[ "$(echo "$out" | sed -n '/^node ms0 (num 0):$/,/^[^ ]/p' | grep '^  ' |
+     awk '{ print $1, $2 }')" = "$(cat "$d/nodes/0")" ] ||
+	bad "status -v does not show every counter of ms0: $out"
+echo "$out" | grep -q "^node client" && bad "status -v shows counters for a node without any: $out"
+# a file r2net does not write like this, partial counters, no debugfs
+printf 'garbage\n\001\002\nstate\nmsgs_tx x y z\n' >"$d/nodes/2"
+printf 'state connecting\nmsgs_rx 5\nbytes_tx 9\nrejected_bad_key 1\nrejected_x nan\nsend_errors 4\n' >"$d/nodes/0"
+rm "$d/listener"
+run "$rc" -r "$r" -d "$d" status
+[ $st = 0 ] || bad "status with odd debugfs files: exit $st: $out"
+echo "$out" | grep -Eq '^client2 +2 +10\.77\.0\.12:7777 +- +- +- +- +- +- +-$' ||
+	bad "status line of client2 (a garbage file): $out"
+echo "$out" | grep -Eq '^ms0 +0 +10\.77\.0\.10:7777 +connecting +-/5 +9/- +- +- +1 +4$' ||
+	bad "status line of ms0 (some counters): $out"
+echo "$out" | grep -q "^listener" && bad "a listener line without the file: $out"
+run "$rc" -r "$r" -d "$tmp/none" -v status
+[ $st = 0 ] || bad "status without debugfs: exit $st: $out"
+[ "$(echo "$out" | grep -Ec ' +- +- +- +- +- +- +-$')" = 3 ] ||
+	bad "status without debugfs does not show '-' for all: $out"
+run "$rc" -d "$d" -r "$r" -c $conf -n client1 configure
+[ $st = 2 ] || bad "-d with configure: exit $st, want 2"
 
 # configure again refuses and changes nothing
 snap=$(cd "$r" && find . -type f -exec md5sum {} + | sort)

@@ -10,9 +10,13 @@
  * every node; then local = 1 for this node last).  If a step fails it
  * undoes what it created, newest first, so nothing is left half set up.
  *
+ * status adds each node's connection state and counters from r2net's
+ * debugfs files, and shows '-' for anything r2net does not show.
+ *
  * ROOT need not be configfs (the host tests use a plain directory): there
  * the attribute files do not exist beforehand, so they are created on
- * write, recorded, and removed again on undo and by unconfigure.
+ * write, recorded, and removed again on undo and by unconfigure.  Nor
+ * need the debugfs DIR be debugfs.
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -31,6 +35,7 @@
 
 #define DEFAULT_CONF	"/etc/ramster.conf"
 #define DEFAULT_ROOT	"/sys/kernel/config/r2net"
+#define DEFAULT_DEBUGFS	"/sys/kernel/debug/r2net"
 #define CONFIGFS_MAGIC	0x62656570
 
 #define EXIT_RUNTIME	1
@@ -44,7 +49,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ramsterctl [-c CONF] [-n NODE] [-r ROOT] configure\n"
 "       ramsterctl [-r ROOT] unconfigure\n"
-"       ramsterctl [-r ROOT] status\n"
+"       ramsterctl [-r ROOT] [-d DIR] [-v] status\n"
 "       ramsterctl --help\n"
 "\n"
 "Sets up the r2net cluster (r2net.ko's configfs node manager) from\n"
@@ -53,6 +58,9 @@ static void usage(FILE *f)
 "  -c CONF   cluster configuration (default " DEFAULT_CONF ")\n"
 "  -n NODE   this machine's node name (default: the hostname)\n"
 "  -r ROOT   r2net's configfs directory (default " DEFAULT_ROOT ")\n"
+"  -d DIR    r2net's debugfs directory, for status (default\n"
+"            " DEFAULT_DEBUGFS ")\n"
+"  -v        status: also every counter of every node\n"
 "\n"
 "configure    parse CONF; check that NODE is one of its nodes, that ROOT\n"
 "             exists (r2net.ko is loaded) and that no cluster is there yet;\n"
@@ -68,8 +76,15 @@ static void usage(FILE *f)
 "unconfigure  write 0 to local, rmdir every node and the cluster.\n"
 "status       print the cluster, its idle_timeout_ms, keepalive_delay_ms\n"
 "             and reconnect_delay_ms, then one line per node: name, num,\n"
-"             address:port, \"local\" for this node, and its state ('-' if\n"
-"             r2net does not report one).\n"
+"             address:port, \"local\" for this node, and from r2net's\n"
+"             debugfs (DIR/nodes/NUM) its connection state (down,\n"
+"             connecting, handshake, up), messages and bytes sent/received,\n"
+"             requests in flight, the average round trip in us, the sum of\n"
+"             its rejected_* counters (bad frames received) and of its\n"
+"             errors (timeouts + send_errors); '-' where r2net shows\n"
+"             nothing (the local node, or debugfs not mounted).  Then the\n"
+"             listener's counters (DIR/listener), if r2net shows them, and\n"
+"             with -v every counter of every node.\n"
 "\n"
 "Exit status: 0 done, 1 failed (nothing left half configured),\n"
 "2 bad usage or bad CONF (errors name FILE:LINE).\n");
@@ -561,22 +576,162 @@ static int cmd_unconfigure(const char *root)
 	return 0;
 }
 
+/*
+ * r2net's debugfs files (nodes/<num>, listener): lines "name value".  What
+ * cannot be read, or a line that is not "name value" in printable ASCII, is
+ * left out; status shows '-' for what is missing.
+ */
+#define STATS_MAX	96
+#define STATS_FILE_MAX	16384
+
+struct stat_line {
+	char name[48];
+	char value[48];
+};
+
+struct stats {
+	int present;			/* the file could be read */
+	size_t nr;
+	struct stat_line v[STATS_MAX];
+};
+
+static int printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return 0;
+	return 1;
+}
+
+static void read_stats(const char *path, struct stats *st)
+{
+	char *buf, *line, *save = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	st->present = 0;
+	st->nr = 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	buf = malloc(STATS_FILE_MAX + 1);
+	if (!buf) {
+		close(fd);
+		return;
+	}
+	/* debugfs seq files: read until the end, in as many reads as it takes */
+	while (len < STATS_FILE_MAX &&
+	       (n = read(fd, buf + len, STATS_FILE_MAX - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	st->present = 1;
+	for (line = strtok_r(buf, "\n", &save); line && st->nr < STATS_MAX;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct stat_line *sl = &st->v[st->nr];
+		char name[sizeof(sl->name)], value[sizeof(sl->value)], rest;
+
+		if (sscanf(line, "%47s %47s %c", name, value, &rest) != 2 ||
+		    !printable(name) || !printable(value))
+			continue;
+		memcpy(sl->name, name, sizeof(name));
+		memcpy(sl->value, value, sizeof(value));
+		st->nr++;
+	}
+	free(buf);
+}
+
+static const char *stat_get(const struct stats *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!strcmp(st->v[i].name, name))
+			return st->v[i].value;
+	return NULL;
+}
+
+/* A counter as a number: 0 with *v set, or -1 if absent or not a number. */
+static int stat_num(const struct stats *st, const char *name, long long *v)
+{
+	const char *s = stat_get(st, name);
+	char *end;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return end == s || *end || errno ? -1 : 0;
+}
+
+/*
+ * The sum of the counters named @names (NULL-terminated), or of those
+ * whose names start with @prefix; "-" if there is none of them.
+ */
+static void stat_sum(const struct stats *st, const char *const *names,
+		     const char *prefix, char *out, size_t size)
+{
+	long long sum = 0, v;
+	int found = 0;
+	size_t i;
+
+	for (i = 0; names && names[i]; i++) {
+		if (!stat_num(st, names[i], &v)) {
+			sum += v;
+			found = 1;
+		}
+	}
+	for (i = 0; prefix && i < st->nr; i++) {
+		if (strncmp(st->v[i].name, prefix, strlen(prefix)) ||
+		    stat_num(st, st->v[i].name, &v))
+			continue;
+		sum += v;
+		found = 1;
+	}
+	if (found)
+		snprintf(out, size, "%lld", sum);
+	else
+		snprintf(out, size, "-");
+}
+
+/* "TX/RX" from two counters; "-" if neither is there. */
+static void stat_pair(const struct stats *st, const char *tx, const char *rx,
+		      char *out, size_t size)
+{
+	const char *a = stat_get(st, tx), *b = stat_get(st, rx);
+
+	if (!a && !b)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%s/%s", a ? a : "-", b ? b : "-");
+}
+
+static const char *stat_or_dash(const struct stats *st, const char *name)
+{
+	const char *v = stat_get(st, name);
+
+	return v ? v : "-";
+}
+
 struct st_node {
 	char name[NAME_MAX + 1];
-	char num[16], addr[32], port[16], local[8], state[64];
+	char num[16], addr[32], port[16], local[8];
 	long sort;
+	struct stats stats;
 };
 
 struct st_list {
 	struct st_node *v;
 	size_t nr, cap;
+	const char *debugfs;
 };
 
 static int st_collect(const char *dir, const char *name, void *arg)
 {
 	struct st_list *l = arg;
 	struct st_node *n;
-	char path[PATH_MAX];
+	char path[PATH_MAX], *end;
 
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
@@ -600,9 +755,15 @@ static int st_collect(const char *dir, const char *name, void *arg)
 	ATTR(addr, "ipv4_address");
 	ATTR(port, "ipv4_port");
 	ATTR(local, "local");
-	ATTR(state, "state");
 #undef ATTR
-	n->sort = strcmp(n->num, "-") ? strtol(n->num, NULL, 10) : 1000;
+	n->sort = strtol(n->num, &end, 10);
+	if (end == n->num || *end || n->sort < 0)
+		n->sort = 1000;		/* no number yet: last */
+	/* r2net's counters for this node, by number (none for the local one) */
+	n->stats.present = 0;
+	n->stats.nr = 0;
+	if (n->sort < 1000 && !mkpath(path, "%s/nodes/%ld", l->debugfs, n->sort))
+		read_stats(path, &n->stats);
 	return 0;
 }
 
@@ -615,13 +776,58 @@ static int st_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int st_cluster(const char *root, const char *name, void *arg)
+static void st_print_node(const struct st_node *n)
 {
-	char path[PATH_MAX], idle[32], ka[32], rc[32], ap[64];
-	struct st_list l = { NULL, 0, 0 };
+	static const char *const errors[] = { "timeouts", "send_errors", NULL };
+	const struct stats *st = &n->stats;
+	char ap[64], msgs[48], bytes[48], rej[24], errs[24];
+
+	snprintf(ap, sizeof(ap), "%s:%s", n->addr, n->port);
+	stat_pair(st, "msgs_tx", "msgs_rx", msgs, sizeof(msgs));
+	stat_pair(st, "bytes_tx", "bytes_rx", bytes, sizeof(bytes));
+	stat_sum(st, NULL, "rejected_", rej, sizeof(rej));
+	stat_sum(st, errors, NULL, errs, sizeof(errs));
+	printf("%-20s %4s  %-21s  %-5s  %-10s  %-15s  %-21s  %9s  %10s  %8s  %6s\n",
+	       n->name, n->num, ap, strcmp(n->local, "1") ? "" : "local",
+	       stat_or_dash(st, "state"), msgs, bytes,
+	       stat_or_dash(st, "in_flight"), stat_or_dash(st, "rtt_avg_us"),
+	       rej, errs);
+}
+
+struct st_args {
+	const char *debugfs;
+	int verbose;
+};
+
+/* The listener's counters on one line, when r2net shows them. */
+static void st_print_listener(const char *debugfs)
+{
+	char path[PATH_MAX];
+	struct stats *ls;
 	size_t i;
 
-	(void)arg;
+	ls = malloc(sizeof(*ls));
+	if (!ls || mkpath(path, "%s/listener", debugfs)) {
+		free(ls);
+		return;
+	}
+	read_stats(path, ls);
+	if (ls->present) {
+		printf("listener");
+		for (i = 0; i < ls->nr; i++)
+			printf("  %s %s", ls->v[i].name, ls->v[i].value);
+		printf("\n");
+	}
+	free(ls);
+}
+
+static int st_cluster(const char *root, const char *name, void *arg)
+{
+	const struct st_args *a = arg;
+	char path[PATH_MAX], idle[32], ka[32], rc[32];
+	struct st_list l = { NULL, 0, 0, a->debugfs };
+	size_t i, j;
+
 	if (mkpath(path, "%s/%s/idle_timeout_ms", root, name))
 		return -1;
 	read_attr(path, idle, sizeof(idle));
@@ -639,23 +845,34 @@ static int st_cluster(const char *root, const char *name, void *arg)
 	}
 	if (l.nr)
 		qsort(l.v, l.nr, sizeof(*l.v), st_cmp);
-	printf("%-20s %4s  %-21s  %-5s  %s\n", "NODE", "NUM", "ADDRESS", "LOCAL", "STATE");
-	for (i = 0; i < l.nr; i++) {
-		snprintf(ap, sizeof(ap), "%s:%s", l.v[i].addr, l.v[i].port);
-		printf("%-20s %4s  %-21s  %-5s  %s\n", l.v[i].name, l.v[i].num,
-		       ap, strcmp(l.v[i].local, "1") ? "" : "local", l.v[i].state);
+	printf("%-20s %4s  %-21s  %-5s  %-10s  %-15s  %-21s  %9s  %10s  %8s  %6s\n",
+	       "NODE", "NUM", "ADDRESS", "LOCAL", "STATE", "MSGS_TX/RX",
+	       "BYTES_TX/RX", "IN_FLIGHT", "RTT_AVG_US", "REJECTED", "ERRORS");
+	for (i = 0; i < l.nr; i++)
+		st_print_node(&l.v[i]);
+	st_print_listener(a->debugfs);	/* r2net has one cluster */
+	for (i = 0; a->verbose && i < l.nr; i++) {
+		const struct st_node *n = &l.v[i];
+
+		if (!n->stats.present)
+			continue;
+		printf("node %s (num %s):\n", n->name, n->num);
+		for (j = 0; j < n->stats.nr; j++)
+			printf("  %-28s %s\n", n->stats.v[j].name,
+			       n->stats.v[j].value);
 	}
 	free(l.v);
 	return 0;
 }
 
-static int cmd_status(const char *root)
+static int cmd_status(const char *root, const char *debugfs, int verbose)
 {
+	struct st_args a = { debugfs, verbose };
 	int n;
 
 	if (check_root(root))
 		return EXIT_RUNTIME;
-	n = for_each_dir(root, st_cluster, NULL);
+	n = for_each_dir(root, st_cluster, &a);
 	if (n < 0)
 		return EXIT_RUNTIME;
 	if (n == 0) {
@@ -668,8 +885,8 @@ static int cmd_status(const char *root)
 int main(int argc, char **argv)
 {
 	const char *conf = DEFAULT_CONF, *node = NULL, *root = DEFAULT_ROOT;
-	const char *cmd;
-	int i, opt, conf_given = 0;
+	const char *debugfs = DEFAULT_DEBUGFS, *cmd;
+	int i, opt, conf_given = 0, debugfs_given = 0, verbose = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
@@ -679,7 +896,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	while ((opt = getopt(argc, argv, "c:n:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:d:n:r:v")) != -1) {
 		switch (opt) {
 		case 'c':
 			conf = optarg;
@@ -688,8 +905,15 @@ int main(int argc, char **argv)
 		case 'n':
 			node = optarg;
 			break;
+		case 'd':
+			debugfs = optarg;
+			debugfs_given = 1;
+			break;
 		case 'r':
 			root = optarg;
+			break;
+		case 'v':
+			verbose = 1;
 			break;
 		default:
 			fprintf(stderr, "run 'ramsterctl --help' for usage\n");
@@ -702,6 +926,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind];
+	if (strcmp(cmd, "status") && (debugfs_given || verbose)) {
+		err("-d and -v are for status only");
+		return EXIT_USAGE;
+	}
 	if (!strcmp(cmd, "configure"))
 		return cmd_configure(conf, node, root);
 	if (!strcmp(cmd, "unconfigure") || !strcmp(cmd, "status")) {
@@ -709,7 +937,8 @@ int main(int argc, char **argv)
 			err("-c and -n are for configure only");
 			return EXIT_USAGE;
 		}
-		return cmd[0] == 'u' ? cmd_unconfigure(root) : cmd_status(root);
+		return cmd[0] == 'u' ? cmd_unconfigure(root) :
+				       cmd_status(root, debugfs, verbose);
 	}
 	err("unknown command '%s': use configure, unconfigure or status", cmd);
 	return EXIT_USAGE;
