@@ -2,25 +2,26 @@
 /*
  * main.c - r2net, RAMster's cluster messaging module.
  *
- * For now only the node manager (nodemanager.c): the cluster is described
- * in configfs under /sys/kernel/config/r2net/, and setting the local node
- * is logged.  The listener will start from the local-node callbacks.
+ * The cluster is described in configfs under /sys/kernel/config/r2net/
+ * (nodemanager.c).  Setting the local node starts the listener and the
+ * connections to the other nodes (tcp.c); other modules register message
+ * handlers and node event callbacks (handlers.c) and send through r2net.h.
+ * Counters are in /sys/kernel/debug/r2net/ (stats.c).
  */
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 
-#include "nodemanager.h"
+#include "r2net_int.h"
 
 static int r2net_local_set(u8 num, void *data)
 {
-	pr_info("local node %u set\n", num);
-	return 0;
+	return r2net_start(num);
 }
 
 static void r2net_local_clear(u8 num, void *data)
 {
-	pr_info("local node %u stopping\n", num);
+	r2net_stop(num);
 }
 
 static struct r2nm_local_ops r2net_local_ops = {
@@ -32,9 +33,18 @@ static int __init r2net_init(void)
 {
 	int ret;
 
-	ret = r2nm_register_local_ops(&r2net_local_ops);
+	ret = r2net_debugfs_init();
 	if (ret)
 		goto out;
+	ret = r2net_events_init();
+	if (ret)
+		goto out_debugfs;
+	ret = r2net_tcp_init();
+	if (ret)
+		goto out_events;
+	ret = r2nm_register_local_ops(&r2net_local_ops);
+	if (ret)
+		goto out_tcp;
 	ret = r2nm_init();
 	if (ret)
 		goto out_ops;
@@ -43,6 +53,12 @@ static int __init r2net_init(void)
 
 out_ops:
 	r2nm_unregister_local_ops(&r2net_local_ops);
+out_tcp:
+	r2net_tcp_exit();
+out_events:
+	r2net_events_exit();
+out_debugfs:
+	r2net_debugfs_exit();
 out:
 	return ret;
 }
@@ -51,6 +67,9 @@ static void __exit r2net_exit(void)
 {
 	r2nm_exit();
 	r2nm_unregister_local_ops(&r2net_local_ops);
+	r2net_tcp_exit();
+	r2net_events_exit();
+	r2net_debugfs_exit();
 	pr_info("unloaded\n");
 }
 

@@ -94,6 +94,24 @@ struct r2nm_node *r2nm_get_node_by_num(u8 num)
 	return node;
 }
 
+struct r2nm_node *r2nm_get_node_by_ipv4(__be32 addr)
+{
+	struct r2nm_node *node = NULL;
+	unsigned int num;
+
+	spin_lock(&r2nm_lock);
+	for (num = 0; r2nm_cluster && num < R2NM_MAX_NODES; num++) {
+		node = r2nm_cluster->cl_nodes[num];
+		if (node && node->nd_ipv4_address == addr) {
+			config_item_get(&node->nd_item);
+			break;
+		}
+		node = NULL;
+	}
+	spin_unlock(&r2nm_lock);
+	return node;
+}
+
 void r2nm_node_put(struct r2nm_node *node)
 {
 	config_item_put(&node->nd_item);

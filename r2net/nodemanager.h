@@ -70,6 +70,8 @@ struct r2nm_local_ops {
 
 /* Node with this number and a reference to it, or NULL. */
 struct r2nm_node *r2nm_get_node_by_num(u8 num);
+/* Node with a number and this address, with a reference, or NULL. */
+struct r2nm_node *r2nm_get_node_by_ipv4(__be32 addr);
 void r2nm_node_put(struct r2nm_node *node);
 /* The local node's number, or R2NM_INVALID_NODE_NUM. */
 int r2nm_this_node(void);
