@@ -115,7 +115,7 @@ refuse $s/ipv4_address "$long" "overlong address"
 refuse $s/ipv4_address "$myaddr" "duplicate address $myaddr"
 put $s/ipv4_port 7777
 refuse $s/num 200 "num before ipv4_address"
-put $s/ipv4_address 10.255.255.1
+put $s/ipv4_address 10.77.1.201
 refuse $s/num 255 "num 255"
 refuse $s/num -1 "num -1"
 refuse $s/num "$mynum" "duplicate num $mynum"
@@ -131,8 +131,9 @@ ok "spare node is renumbered while no node is local"
 # This node becomes local; the cluster is then live.
 put $n/local 1
 get $n/local 1
-dmesg | grep -q "r2net: local node $mynum set" || fail "no 'local node $mynum set' in dmesg"
-ok "node $me is local"
+dmesg | grep -q "r2net: node $mynum listening on $myaddr:" ||
+	fail "no 'node $mynum listening on $myaddr' in dmesg"
+ok "node $me is local and listening"
 put $n/local 1
 refuse $s/local 1 "a second local node"
 refuse $n/num 222 "num of the local node"
@@ -145,7 +146,7 @@ refuse $c/reconnect_delay_ms 1000 "reconnect delay while live"
 # A node added while live can still be set up.
 mkdir $c/node/late || fail "mkdir node late while live"
 put $c/node/late/ipv4_port 7778
-put $c/node/late/ipv4_address 10.255.255.2
+put $c/node/late/ipv4_address 10.77.1.202
 put $c/node/late/num 202
 ok "a node can be added while the cluster is live"
 rmmod r2net 2>/dev/null && fail "rmmod r2net succeeded with a cluster configured"
@@ -159,6 +160,8 @@ put $n/local 1
 rmdir $c/node/spare $c/node/late || fail "rmdir spare nodes"
 rmdir $n || fail "rmdir the local node"
 dmesg | grep -q "local node $mynum ($me) cleared" || fail "removing the local node did not clear it"
+dmesg | grep -q "r2net: node $mynum stopped; every connection is closed" ||
+	fail "r2net did not stop when the local node went"
 while read -r name num addr port; do
 	[ -d $c/node/$name ] || continue
 	rmdir $c/node/$name || fail "rmdir node $name"
