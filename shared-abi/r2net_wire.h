@@ -44,7 +44,8 @@
  *	(type, key) checks it.
  *
  * tmem requests, from a client to a memory server.  The type is
- * R2NET_MSG_TMEM_BASE + enum tmem_op, the key 0, and the payload lengths
+ * R2NET_MSG_TMEM_BASE + enum tmem_op, the key names the backend's handler
+ * (0 unless a node runs several), and the payload lengths
  * are fixed; the result of the operation is the reply's status.
  *
  * R2NET_MSG_TMEM_NEW_POOL: struct r2net_tmem_new_pool_le; 24.  uuid is
