@@ -40,6 +40,15 @@
 #define R2ECHO_USAGE \
 	"sync NODE LEN COUNT | page NODE COUNT | async NODE LEN COUNT WINDOW (NODE 0..254, LEN 0..4128 or MIN-MAX, COUNT 1..1000000, WINDOW 1..4096)"
 
+/*
+ * With WINDOW requests queued on one connection, the last waits for all
+ * the others: under emulation that can take longer than a short idle
+ * timeout, which is the default timeout of a request.
+ */
+static unsigned int async_timeout_ms = 30000;
+module_param(async_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(async_timeout_ms, "Timeout of each async request (ms; 0: r2net's idle timeout)");
+
 static unsigned int wait_ms = 60000;
 module_param(wait_ms, uint, 0644);
 MODULE_PARM_DESC(wait_ms, "How long async waits for outstanding replies after its last send (ms)");
@@ -396,8 +405,9 @@ static int r2echo_async_send(const struct r2echo_cmd *c, struct r2echo_async *a,
 	spin_unlock(&r2echo_async_lock);
 	r->start = ktime_get();
 	/* done may run before this returns, and free r. */
-	err = r2net_send_async(c->node, R2ECHO_TYPE, R2ECHO_KEY, &vec, 1, 0,
-			       r2echo_async_done, (void *)(uintptr_t)seq);
+	err = r2net_send_async(c->node, R2ECHO_TYPE, R2ECHO_KEY, &vec, 1,
+			       READ_ONCE(async_timeout_ms), r2echo_async_done,
+			       (void *)(uintptr_t)seq);
 	if (err) {
 		spin_lock(&r2echo_async_lock);
 		a->in_flight--;

@@ -12,7 +12,10 @@
  *	       page NODE COUNT
  *	       async NODE LEN COUNT WINDOW
  *	     LEN is 0..4128, or MIN-MAX for lengths spread over that range
- *	     by sequence number; COUNT 1..1000000; WINDOW 1..4096.  The
+ *	     by sequence number; COUNT 1..1000000; WINDOW 1..4096.  sync
+ *	     and page wait r2net's idle timeout for each reply, async
+ *	     requests time out after module parameter async_timeout_ms;
+ *	     sync, page and async stop sending at the first error.  The
  *	     result is "name value" lines: cmd, node, len, count, ok,
  *	     errors, first_error, mismatches, lost, duplicates, elapsed_us,
  *	     lat_p50_us, lat_p99_us, lat_max_us, msgs_per_s.
