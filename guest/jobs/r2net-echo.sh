@@ -1,0 +1,65 @@
+# r2net-echo: every node echoes to every other through r2net (r2echo.ko):
+# synchronous echoes of 1, 4096, 0 and 4128 bytes and of tmem pages, then
+# 10000 asynchronous echoes of 64..4096 bytes, 256 in flight, all nodes
+# at once.  Every reply is checked; r2net's counters must agree on both
+# ends.  Nodes stay up until every peer has had its echoes served here.
+. /jobs/r2net-lib.sh
+r2net_up
+stay
+
+for p in $peers; do
+	[ "$(events_last up "$p")" ] || fail "r2echo saw no 'up $p' event"
+done
+ok "r2echo saw every peer come up: $(tr '\n' ' ' < $r2e/events)"
+
+peer=${peers%%[!0-9]*}
+for bad in bogus "sync $peer" "sync $peer 4129 1" "sync $peer 1 0" \
+	"sync $peer 9-3 1" "sync 255 1 1" "page $peer 1000001" \
+	"async $peer 64 1000001 8" "async $peer 64 10 0" "async $peer 64 10"; do
+	echo "$bad" 2>/dev/null > $r2e/run && fail "r2echo accepted '$bad'"
+done
+dmesg | grep -q "r2echo: bad command; usage: sync NODE LEN COUNT" ||
+	fail "r2echo refused bad commands without saying the syntax"
+ok "r2echo refuses bad commands and says the syntax"
+
+# Everything each node sends to each peer; the peers send as much here.
+sent=$((200 + 200 + 20 + 20 + 200 + 10000))
+for p in $peers; do
+	echo_ok sync "$p" 1 200
+	echo_ok sync "$p" 4096 200
+	echo_ok sync "$p" 0 20
+	echo_ok sync "$p" 4128 20
+	echo_ok page "$p" 200
+done
+for p in $peers; do
+	echo_ok async "$p" 64-4096 10000 256
+done
+
+# frames NODE tx|rx: messages to or from NODE, keepalives not counted.
+frames() {
+	echo $(( $(nstat "$1" "msgs_$2") - $(nstat "$1" "keepalives_$2") ))
+}
+
+# Each peer's echoes here are served when r2net has seen its requests and
+# sent the replies, on top of the replies to this node's own requests and
+# a handshake per connection.
+end=$(($(now_ms) + 300000))
+for p in $peers; do
+	want=$((2 * sent + $(nstat "$p" connects)))
+	while [ "$(frames "$p" rx)" -lt $want ] || [ "$(frames "$p" tx)" -lt $want ]; do
+		[ "$(now_ms)" -lt $end ] ||
+			fail "node $p: $(frames "$p" rx) messages in and $(frames "$p" tx) out, want $want each"
+		sleep 0.5
+	done
+	ok "node $p: its $sent echoes were served here ($(frames "$p" rx) messages in, $(frames "$p" tx) out, keepalives not counted)"
+done
+
+for p in $peers; do
+	bad=$(awk '/^rejected_|^timeouts |^send_errors |^late_replies |^no_handler |^disconnects |^in_flight / && $2 != 0' "$r2n/nodes/$p")
+	[ -z "$bad" ] || { cat "$r2n/nodes/$p"; fail "node $p: r2net counts" $bad; }
+	ok "node $p: msgs_tx $(nstat "$p" msgs_tx) msgs_rx $(nstat "$p" msgs_rx)" \
+		"(keepalives $(nstat "$p" keepalives_tx)/$(nstat "$p" keepalives_rx))," \
+		"bytes_tx $(nstat "$p" bytes_tx) bytes_rx $(nstat "$p" bytes_rx), in_flight 0," \
+		"no rejects, timeouts, errors or disconnects; rtt avg $(nstat "$p" rtt_avg_us) us"
+done
+no_leaks

@@ -1,0 +1,108 @@
+# r2net-lib: helpers for the r2net-* jobs that echo through r2echo.ko
+# (sourced by them; not a job of its own).
+r2e=/sys/kernel/debug/r2echo
+r2n=/sys/kernel/debug/r2net
+# Short timeouts, so that a dead node is noticed in seconds.
+idle_ms=4000 keepalive_ms=1000 reconnect_ms=1000
+
+# now_ms: CLOCK_BOOTTIME in ms (/proc/uptime, 10 ms steps), the clock of
+# r2echo's events.
+now_ms() {
+	read -r up _ < /proc/uptime
+	echo $(( ${up%.*} * 1000 + 1${up#*.} * 10 - 1000 ))
+}
+
+# nstat NODE NAME: r2net's counter or state NAME for NODE.
+nstat() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { exit !f }' \
+		"$r2n/nodes/$1" || fail "no $2 in $r2n/nodes/$1"
+}
+
+# wait_state NODE STATE SECONDS: until r2net shows NODE in STATE.
+wait_state() {
+	t=0
+	while [ "$(nstat "$1" state)" != "$2" ]; do
+		t=$((t + 1))
+		[ $t -le $(($3 * 5)) ] ||
+			fail "node $1 is '$(nstat "$1" state)' after $3 s, want '$2'"
+		sleep 0.2
+	done
+}
+
+# r2net_up: load r2net and r2echo, configure the cluster of
+# /etc/ramster.conf with the short timeouts, and wait until every other
+# node is up.  Sets me (this node's number) and peers (the others').
+r2net_up() {
+	[ -r /etc/ramster.conf ] || fail "no /etc/ramster.conf in the initramfs"
+	me=$RAMSTER_NUMBER
+	[ -n "$me" ] || fail "RAMSTER_NUMBER is not set"
+	peers=$(awk '/^node:/ { n = 1; next } /^[a-z]+:/ { n = 0 }
+		n && $1 == "number" { print $3 }' /etc/ramster.conf | grep -vx "$me")
+	[ -n "$peers" ] || fail "no other nodes in /etc/ramster.conf"
+	awk -v i=$idle_ms -v k=$keepalive_ms -v r=$reconnect_ms '{ print }
+		/^cluster:/ { print "\tidle_timeout_ms = " i
+			print "\tkeepalive_delay_ms = " k
+			print "\treconnect_delay_ms = " r }' /etc/ramster.conf > /run/conf
+	cat /run/conf > /etc/ramster.conf
+	insmod /lib/modules/ramster/r2net.ko || fail "insmod r2net"
+	insmod /lib/modules/ramster/r2echo.ko || fail "insmod r2echo"
+	ramsterctl configure || fail "ramsterctl configure"
+	c=$(ls -d /sys/kernel/config/r2net/*/)
+	[ "$(cat "$c/idle_timeout_ms")" = $idle_ms ] ||
+		fail "idle_timeout_ms is $(cat "$c/idle_timeout_ms"), want $idle_ms from ramster.conf"
+	t0=$(now_ms)
+	for p in $peers; do
+		wait_state "$p" up 120
+	done
+	ok "node $me: r2net up with $(echo $peers) after $(($(now_ms) - t0)) ms (idle $idle_ms ms)"
+}
+
+# echo_run CMD...: one r2echo command; its result goes to /run/echo.out.
+echo_run() {
+	echo "$*" > $r2e/run || fail "r2echo refused '$*'"
+	cat $r2e/run > /run/echo.out || fail "cannot read the result of '$*'"
+}
+
+# val NAME: a value of the last result.
+val() {
+	awk -v k="$1" '$1 == k { print $2 }' /run/echo.out
+}
+
+summary() {
+	echo "ok $(val ok)/$(val count) errors $(val errors) (first $(val first_error))" \
+		"mismatches $(val mismatches) lost $(val lost) duplicates $(val duplicates)," \
+		"p50 $(val lat_p50_us) p99 $(val lat_p99_us) max $(val lat_max_us) us," \
+		"$(val msgs_per_s) msgs/s"
+}
+
+# echo_ok CMD...: every echo of the command must have come back right.
+echo_ok() {
+	echo_run "$@"
+	if [ "$(val ok)" != "$(val count)" ] || [ "$(val errors)" != 0 ] ||
+	   [ "$(val mismatches)" != 0 ] || [ "$(val lost)" != 0 ] ||
+	   [ "$(val duplicates)" != 0 ]; then
+		cat /run/echo.out
+		fail "$*: $(summary)"
+	fi
+	ok "$*: $(summary)"
+}
+
+# events_last KIND NODE: the time of the last "KIND NODE MS" event, or
+# nothing.
+events_last() {
+	awk -v k="$1" -v n="$2" '$1 == k && $2 == n { t = $3 }
+		END { if (t != "") print t }' $r2e/events
+}
+
+# no_leaks: a kmemleak scan (init skips it on nodes that stay up).
+no_leaks() {
+	kl=/sys/kernel/debug/kmemleak
+	[ -w $kl ] || return 0
+	echo scan > $kl
+	echo scan > $kl
+	if grep -q unreferenced $kl; then
+		head -n 40 $kl
+		fail "kmemleak reports leaks"
+	fi
+	ok "no kmemleak reports"
+}
