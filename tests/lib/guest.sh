@@ -82,6 +82,9 @@ verdict()
 # run_cluster FILE [ramster-cluster options...]: boot the cluster with the
 # given jobs, wait for every node's verdict, take it down, and succeed
 # only when every node passed.  The state directory stays for inspection.
+# If the caller set cluster_hook to a function name, it runs once the
+# cluster is up, before the verdicts are awaited, as cluster_hook FILE
+# STATE NAME; its failure fails the run.
 run_cluster()
 {
 	local file=$1 name state rc=0 node
@@ -95,6 +98,10 @@ run_cluster()
 	trap '"$tool" -c "$file" -s "$state" -u "$uri" down >/dev/null 2>&1' EXIT
 	"$tool" -c "$file" -s "$state" -u "$uri" -k "$kernel" -i "$initrd" "$@" up ||
 		return 1
+	# A test may act on the running cluster: cluster_hook FILE STATE NAME.
+	if [ -n "${cluster_hook:-}" ]; then
+		"$cluster_hook" "$file" "$state" "$name" || rc=1
+	fi
 	for node in $(node_names "$file"); do
 		wait_job "$state" "$node" "$name-$node" || rc=1
 	done
