@@ -15,7 +15,7 @@ MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko tests/r2echo/r2echo.ko
 MODULE_DIRS = tests/probe r2net tests/r2echo
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image tools demo down test check clean help
+.PHONY: all deps kernel modules image tools demo down test check clean help bench-r2net
 
 all: image tools
 
@@ -59,6 +59,9 @@ down: tools
 
 test: all
 	tests/run
+
+bench-r2net: all
+	bench/r2net.sh
 
 check: kernel
 	tests/host/50-kernel-style.sh
