@@ -1,0 +1,1203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tmem.c - the memory server's transcendent memory store: clients, pools,
+ * objects and page descriptors.
+ *
+ * Structure
+ *
+ *   store  clients[node] -> pools[0..15]: struct tmem_pool
+ *   pool   256 hash buckets, each an rbtree of struct tmem_obj by oid
+ *   obj    an xarray: page index -> struct tmem_pgp
+ *   pgp    the data layer's pointer, the object it is in, its index, the
+ *          node charged for it, and (ephemeral) its place on the LRU
+ *
+ * A shared pool is also in store->shared[]; every client that joined it
+ * names it from one of its own slots, and it goes away when the last of
+ * them leaves.
+ *
+ * Locks, outermost first:
+ *
+ *   store->pools_lock  rwlock: the client table, pool slots, the shared
+ *                      pool table, authorisations, pool->sharers.  Held
+ *                      alone: an operation looks its pool up, takes a
+ *                      reference on it and lets go before going on.
+ *   pool->lock         rwlock: the pool's object trees and pool->dead;
+ *                      read to work inside an object, write to put an
+ *                      object into the trees or take one out.
+ *   obj->lock          spinlock: the object's pages (its xarray,
+ *                      nr_pages, each page's data pointer and node).
+ *                      Taken only under pool->lock, so with pool->lock
+ *                      held for write no object in the pool changes.
+ *   store->lock        spinlock: the LRU and the page counts.
+ *
+ * The xarray's own lock nests inside all of these.  Every path takes them
+ * in this order, tmem_evict() included: it picks its page under
+ * store->lock, lets go, and flushes it like any other page.
+ *
+ * Lifetimes
+ *
+ * A pgp is in its object's xarray, counted, and (ephemeral) on the LRU, or
+ * none of these: all change together, under obj->lock and store->lock.  A
+ * pgp seen on the LRU under store->lock is therefore in a live object of a
+ * live pool.
+ *
+ * An object is freed only when it holds no page: by whoever took it out of
+ * its tree (flush_object, pool destruction), which then flushes it, or by
+ * tmem_obj_reap() under pool->lock held for write.  An operation that
+ * empties an object leaves it in its tree and reaps it after letting go of
+ * its locks, looking it up again by oid.
+ *
+ * A pool is counted (pool->refs) by each client slot naming it and by each
+ * operation using it.  Destroying it empties the slots, sets pool->dead
+ * (puts then fail with -TMEM_ENODEV), frees every object and drops the
+ * slots' reference; the last reference frees the empty pool.
+ */
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/list.h>
+#include <linux/nospec.h>
+#include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include "tmem.h"
+
+#define TMEM_OBJ_HASH_BITS	8
+#define TMEM_OBJ_HASH_BUCKETS	BIT(TMEM_OBJ_HASH_BITS)
+
+/* Pages a flush frees per hold of an object's lock. */
+#define TMEM_FLUSH_BATCH	64
+
+/* tmem_evict() gives up after this many pages in a row went away. */
+#define TMEM_EVICT_MISSES	16
+
+struct tmem_pool {
+	struct tmem_store *store;
+	rwlock_t lock;			/* objs, dead */
+	bool dead;
+	bool persistent;
+	bool shared;
+	u8 owner;			/* the node that created it */
+	unsigned int sharers;		/* client slots naming it */
+	refcount_t refs;
+	u64 uuid[2];			/* shared pools */
+	struct rb_root objs[TMEM_OBJ_HASH_BUCKETS];
+};
+
+struct tmem_obj {
+	struct rb_node node;		/* cleared when out of the tree */
+	spinlock_t lock;		/* pages, nr_pages, the pages' fields */
+	struct xarray pages;		/* index -> struct tmem_pgp */
+	unsigned long nr_pages;
+	struct tmem_pool *pool;
+	u64 oid[3];
+};
+
+struct tmem_pgp {
+	struct list_head lru;		/* the LRU; a private list once out */
+	struct tmem_obj *obj;
+	void *data;
+	u32 index;
+	u8 node;			/* charged for it */
+};
+
+struct tmem_client {
+	struct tmem_pool *pools[TMEM_MAX_POOLS_PER_CLIENT];
+	u64 auth[TMEM_MAX_SHARED_POOLS][2];
+	unsigned int nr_auth;
+};
+
+struct tmem_store {
+	const struct tmem_data_ops *ops;
+
+	rwlock_t pools_lock;		/* clients, their slots, shared */
+	struct tmem_client *clients[TMEM_MAX_CLIENTS];
+	struct tmem_pool *shared[TMEM_MAX_SHARED_POOLS];
+
+	spinlock_t lock;		/* lru, pages, client_pages */
+	struct list_head lru;		/* ephemeral pages, newest first */
+	u64 pages[2];			/* [persistent] */
+	u64 client_pages[TMEM_MAX_CLIENTS][2];
+
+	atomic_long_t objects;
+	atomic_long_t pools;
+	atomic_long_t shared_pools;
+	atomic_long_t puts;
+	atomic_long_t put_failures;
+	atomic_long_t dup_puts;
+	atomic_long_t dup_put_flushes;
+	atomic_long_t get_hits;
+	atomic_long_t get_misses;
+	atomic_long_t get_errors;
+	atomic_long_t flush_pages;
+	atomic_long_t flush_objects;
+	atomic_long_t flushed_pages;
+	atomic_long_t evictions;
+};
+
+static struct kmem_cache *tmem_obj_cache;
+static struct kmem_cache *tmem_pgp_cache;
+
+bool tmem_pool_persistent(const struct tmem_pool *pool)
+{
+	return pool->persistent;
+}
+
+bool tmem_pool_shared(const struct tmem_pool *pool)
+{
+	return pool->shared;
+}
+
+static bool tmem_uuid_eq(const u64 *a, const u64 *b)
+{
+	return a[0] == b[0] && a[1] == b[1];
+}
+
+/* Objects ---------------------------------------------------------------- */
+
+static int tmem_oid_cmp(const u64 *a, const u64 *b)
+{
+	int i;
+
+	for (i = 2; i >= 0; i--) {
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+static struct rb_root *tmem_bucket(struct tmem_pool *pool, const u64 *oid)
+{
+	return &pool->objs[hash_64(oid[0] ^ oid[1] ^ oid[2],
+				   TMEM_OBJ_HASH_BITS)];
+}
+
+/* pool->lock held. */
+static struct tmem_obj *tmem_obj_find(struct tmem_pool *pool, const u64 *oid)
+{
+	struct rb_node *n = tmem_bucket(pool, oid)->rb_node;
+
+	while (n) {
+		struct tmem_obj *obj = rb_entry(n, struct tmem_obj, node);
+		int c = tmem_oid_cmp(oid, obj->oid);
+
+		if (c < 0)
+			n = n->rb_left;
+		else if (c > 0)
+			n = n->rb_right;
+		else
+			return obj;
+	}
+	return NULL;
+}
+
+/* pool->lock held for write; no object with @obj's oid in the pool. */
+static void tmem_obj_link(struct tmem_pool *pool, struct tmem_obj *obj)
+{
+	struct rb_root *root = tmem_bucket(pool, obj->oid);
+	struct rb_node **link = &root->rb_node, *parent = NULL;
+
+	while (*link) {
+		struct tmem_obj *o = rb_entry(*link, struct tmem_obj, node);
+
+		parent = *link;
+		if (tmem_oid_cmp(obj->oid, o->oid) < 0)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&obj->node, parent, link);
+	rb_insert_color(&obj->node, root);
+	atomic_long_inc(&pool->store->objects);
+}
+
+/* pool->lock held for write. */
+static void tmem_obj_unlink(struct tmem_pool *pool, struct tmem_obj *obj)
+{
+	rb_erase(&obj->node, tmem_bucket(pool, obj->oid));
+	RB_CLEAR_NODE(&obj->node);
+	atomic_long_dec(&pool->store->objects);
+}
+
+static struct tmem_obj *tmem_obj_alloc(struct tmem_pool *pool, const u64 *oid)
+{
+	struct tmem_obj *obj = kmem_cache_alloc(tmem_obj_cache, GFP_KERNEL);
+
+	if (!obj)
+		return NULL;
+	RB_CLEAR_NODE(&obj->node);
+	spin_lock_init(&obj->lock);
+	xa_init(&obj->pages);
+	obj->nr_pages = 0;
+	obj->pool = pool;
+	memcpy(obj->oid, oid, sizeof(obj->oid));
+	return obj;
+}
+
+/* An empty object out of its tree. */
+static void tmem_obj_free(struct tmem_obj *obj)
+{
+	WARN_ON_ONCE(obj->nr_pages || !RB_EMPTY_NODE(&obj->node));
+	xa_destroy(&obj->pages);
+	kmem_cache_free(tmem_obj_cache, obj);
+}
+
+/* Free the object named @oid if it is in the pool and empty. */
+static void tmem_obj_reap(struct tmem_pool *pool, const u64 *oid)
+{
+	struct tmem_obj *obj;
+
+	write_lock(&pool->lock);
+	obj = tmem_obj_find(pool, oid);
+	if (obj && !obj->nr_pages)
+		tmem_obj_unlink(pool, obj);
+	else
+		obj = NULL;
+	write_unlock(&pool->lock);
+	if (obj)
+		tmem_obj_free(obj);
+}
+
+/* Pages ------------------------------------------------------------------ */
+
+/* store->lock held. */
+static void tmem_pgp_count(struct tmem_store *store, struct tmem_pgp *pgp)
+{
+	bool pers = pgp->obj->pool->persistent;
+
+	store->pages[pers]++;
+	store->client_pages[pgp->node][pers]++;
+	if (!pers)
+		list_add(&pgp->lru, &store->lru);
+}
+
+/* store->lock held. */
+static void tmem_pgp_uncount(struct tmem_store *store, struct tmem_pgp *pgp)
+{
+	bool pers = pgp->obj->pool->persistent;
+
+	store->pages[pers]--;
+	store->client_pages[pgp->node][pers]--;
+	if (!pers)
+		list_del(&pgp->lru);
+}
+
+/* Take @pgp out of its object: pool->lock and obj->lock held. */
+static void tmem_pgp_remove(struct tmem_store *store, struct tmem_pgp *pgp)
+{
+	struct tmem_obj *obj = pgp->obj;
+
+	xa_erase(&obj->pages, pgp->index);
+	obj->nr_pages--;
+	spin_lock(&store->lock);
+	tmem_pgp_uncount(store, pgp);
+	spin_unlock(&store->lock);
+}
+
+/* A page out of the store; no lock held, a reference on @pool. */
+static void tmem_pgp_free(struct tmem_store *store, struct tmem_pool *pool,
+			  struct tmem_pgp *pgp)
+{
+	store->ops->free(pgp->data, pool);
+	kmem_cache_free(tmem_pgp_cache, pgp);
+}
+
+/*
+ * Flush an object already out of its tree and free it, a batch of pages
+ * at a time.  Returns the pages it freed.
+ */
+static unsigned long tmem_obj_destroy(struct tmem_store *store,
+				      struct tmem_pool *pool,
+				      struct tmem_obj *obj)
+{
+	unsigned long freed = 0, index;
+	struct tmem_pgp *pgp, *next;
+	LIST_HEAD(batch);
+	bool empty;
+	int n;
+
+	do {
+		read_lock(&pool->lock);
+		spin_lock(&obj->lock);
+		n = 0;
+		xa_for_each(&obj->pages, index, pgp) {
+			tmem_pgp_remove(store, pgp);
+			list_add(&pgp->lru, &batch);
+			if (++n == TMEM_FLUSH_BATCH)
+				break;
+		}
+		empty = !obj->nr_pages;
+		spin_unlock(&obj->lock);
+		read_unlock(&pool->lock);
+
+		list_for_each_entry_safe(pgp, next, &batch, lru) {
+			list_del(&pgp->lru);
+			tmem_pgp_free(store, pool, pgp);
+			freed++;
+		}
+		cond_resched();
+	} while (!empty);
+	tmem_obj_free(obj);
+	return freed;
+}
+
+/*
+ * Flush the page at (@oid, @index) of @pool, only if it is @only when that
+ * is not NULL (never dereferenced).  Returns whether a page was flushed.
+ */
+static bool tmem_pool_flush_page(struct tmem_store *store,
+				 struct tmem_pool *pool, const u64 *oid,
+				 u32 index, const struct tmem_pgp *only)
+{
+	struct tmem_pgp *pgp = NULL;
+	struct tmem_obj *obj;
+	bool empty = false;
+
+	read_lock(&pool->lock);
+	obj = tmem_obj_find(pool, oid);
+	if (obj) {
+		spin_lock(&obj->lock);
+		pgp = xa_load(&obj->pages, index);
+		if (pgp && only && pgp != only)
+			pgp = NULL;
+		if (pgp) {
+			tmem_pgp_remove(store, pgp);
+			empty = !obj->nr_pages;
+		}
+		spin_unlock(&obj->lock);
+	}
+	read_unlock(&pool->lock);
+
+	if (!pgp)
+		return false;
+	tmem_pgp_free(store, pool, pgp);
+	if (empty)
+		tmem_obj_reap(pool, oid);
+	return true;
+}
+
+/* Pools ------------------------------------------------------------------ */
+
+static struct tmem_pool *tmem_pool_alloc(struct tmem_store *store, u8 node,
+					 u32 flags, const u64 uuid[2])
+{
+	struct tmem_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	int i;
+
+	if (!pool)
+		return NULL;
+	pool->store = store;
+	rwlock_init(&pool->lock);
+	pool->persistent = flags & TMEM_POOL_PERSIST;
+	pool->shared = flags & TMEM_POOL_SHARED;
+	pool->owner = node;
+	pool->sharers = 1;
+	refcount_set(&pool->refs, 1);
+	if (pool->shared)
+		memcpy(pool->uuid, uuid, sizeof(pool->uuid));
+	for (i = 0; i < TMEM_OBJ_HASH_BUCKETS; i++)
+		pool->objs[i] = RB_ROOT;
+	return pool;
+}
+
+/* The pool a client names @pool_id, with a reference on it; or NULL. */
+static struct tmem_pool *tmem_pool_get(struct tmem_store *store, u8 node,
+				       u32 pool_id)
+{
+	struct tmem_client *client;
+	struct tmem_pool *pool = NULL;
+
+	if (pool_id >= TMEM_MAX_POOLS_PER_CLIENT)
+		return NULL;
+	pool_id = array_index_nospec(pool_id, TMEM_MAX_POOLS_PER_CLIENT);
+
+	read_lock(&store->pools_lock);
+	client = store->clients[node];
+	if (client)
+		pool = client->pools[pool_id];
+	if (pool)
+		refcount_inc(&pool->refs);
+	read_unlock(&store->pools_lock);
+	return pool;
+}
+
+static void tmem_pool_put(struct tmem_pool *pool)
+{
+	int i;
+
+	if (!refcount_dec_and_test(&pool->refs))
+		return;
+	for (i = 0; i < TMEM_OBJ_HASH_BUCKETS; i++)
+		WARN_ON_ONCE(!RB_EMPTY_ROOT(&pool->objs[i]));
+	kfree(pool);
+}
+
+/* Mark the pool dead and free all its objects and pages. */
+static void tmem_pool_flush_all(struct tmem_store *store,
+				struct tmem_pool *pool)
+{
+	struct tmem_obj *obj;
+	int i;
+
+	write_lock(&pool->lock);
+	pool->dead = true;
+	write_unlock(&pool->lock);
+
+	for (i = 0; i < TMEM_OBJ_HASH_BUCKETS; i++) {
+		for (;;) {
+			write_lock(&pool->lock);
+			obj = NULL;
+			if (pool->objs[i].rb_node) {
+				obj = rb_entry(pool->objs[i].rb_node,
+					       struct tmem_obj, node);
+				tmem_obj_unlink(pool, obj);
+			}
+			write_unlock(&pool->lock);
+			if (!obj)
+				break;
+			tmem_obj_destroy(store, pool, obj);
+		}
+	}
+}
+
+/* The lowest free slot of a client, or -TMEM_EPERM. */
+static int tmem_free_slot(struct tmem_client *client)
+{
+	int id;
+
+	for (id = 0; id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
+		if (!client->pools[id])
+			return id;
+	}
+	return -TMEM_EPERM;
+}
+
+static bool tmem_authorised(struct tmem_client *client, const u64 *uuid)
+{
+	unsigned int i;
+
+	for (i = 0; i < client->nr_auth; i++) {
+		if (tmem_uuid_eq(client->auth[i], uuid))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Give @client the shared pool with @fresh's uuid: the one that exists,
+ * else @fresh (then *@fresh is cleared).  pools_lock held for write.
+ * Returns the client's pool id, or -TMEM_EPERM.
+ */
+static int tmem_join_shared(struct tmem_store *store,
+			    struct tmem_client *client,
+			    struct tmem_pool **fresh)
+{
+	const u64 *uuid = (*fresh)->uuid;
+	struct tmem_pool *pool = NULL;
+	int id, s, free_s = -1;
+
+	if (!tmem_authorised(client, uuid))
+		return -TMEM_EPERM;
+	for (s = 0; s < TMEM_MAX_SHARED_POOLS; s++) {
+		if (!store->shared[s]) {
+			if (free_s < 0)
+				free_s = s;
+		} else if (tmem_uuid_eq(store->shared[s]->uuid, uuid)) {
+			pool = store->shared[s];
+			break;
+		}
+	}
+	/* Joining again gives the same id. */
+	for (id = 0; pool && id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
+		if (client->pools[id] == pool)
+			return id;
+	}
+
+	id = tmem_free_slot(client);
+	if (id < 0)
+		return id;
+	if (pool) {
+		pool->sharers++;
+		refcount_inc(&pool->refs);
+	} else {
+		if (free_s < 0)
+			return -TMEM_EPERM;
+		pool = *fresh;
+		*fresh = NULL;
+		store->shared[free_s] = pool;
+		atomic_long_inc(&store->pools);
+		atomic_long_inc(&store->shared_pools);
+	}
+	client->pools[id] = pool;
+	return id;
+}
+
+/*
+ * Empty a client's slot; pools_lock held for write.  Returns the pool it
+ * held, the slot's reference now the caller's, and sets *@last when no
+ * client names the pool any more; NULL if the slot was empty.
+ */
+static struct tmem_pool *tmem_pool_detach(struct tmem_store *store,
+					  struct tmem_client *client,
+					  u32 id, bool *last)
+{
+	struct tmem_pool *pool = client->pools[id];
+	int s;
+
+	if (!pool)
+		return NULL;
+	client->pools[id] = NULL;
+	*last = !--pool->sharers;
+	if (!*last)
+		return pool;
+	atomic_long_dec(&store->pools);
+	if (pool->shared) {
+		for (s = 0; s < TMEM_MAX_SHARED_POOLS; s++) {
+			if (store->shared[s] == pool)
+				store->shared[s] = NULL;
+		}
+		atomic_long_dec(&store->shared_pools);
+	}
+	return pool;
+}
+
+/* Drop a detached slot's reference, destroying the pool if @last. */
+static void tmem_pool_release(struct tmem_store *store,
+			      struct tmem_pool *pool, bool last)
+{
+	if (last)
+		tmem_pool_flush_all(store, pool);
+	tmem_pool_put(pool);
+}
+
+/* Make sure store->clients[node] exists; it stays until the store goes. */
+static int tmem_client_prepare(struct tmem_store *store, u8 node)
+{
+	struct tmem_client *client;
+	bool have;
+
+	read_lock(&store->pools_lock);
+	have = store->clients[node];
+	read_unlock(&store->pools_lock);
+	if (have)
+		return 0;
+
+	client = kzalloc(sizeof(*client), GFP_KERNEL);
+	if (!client)
+		return -ENOMEM;
+	write_lock(&store->pools_lock);
+	if (!store->clients[node]) {
+		store->clients[node] = client;
+		client = NULL;
+	}
+	write_unlock(&store->pools_lock);
+	kfree(client);
+	return 0;
+}
+
+/**
+ * tmem_new_pool() - create a pool for a client, or join a shared one
+ * @store: the store
+ * @node: the client
+ * @flags: TMEM_POOL_* flags, checked as Xen did (tmem_pool_flags_check())
+ * @uuid: for a shared pool, its uuid (NULL means zero); else ignored
+ *
+ * A shared pool is joined when one with @uuid exists, else created; either
+ * way only if tmem_auth_shared() authorised @node for @uuid.  A client that
+ * joins a shared pool it has already joined gets the same id again.
+ *
+ * Context: process context; may sleep.
+ * Return: the pool id (0..15), -TMEM_EPERM (bad flags, shared and
+ * persistent, not authorised, no free slot, too many shared pools) or
+ * -TMEM_ENOMEM.
+ */
+int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
+		  const u64 uuid[2])
+{
+	static const u64 no_uuid[2];
+	struct tmem_client *client;
+	struct tmem_pool *fresh;
+	int ret;
+
+	ret = tmem_pool_flags_check(flags);
+	if (ret)
+		return ret;
+	fresh = tmem_pool_alloc(store, node, flags, uuid ? uuid : no_uuid);
+	if (!fresh || tmem_client_prepare(store, node)) {
+		kfree(fresh);
+		return -TMEM_ENOMEM;
+	}
+
+	write_lock(&store->pools_lock);
+	client = store->clients[node];
+	if (fresh->shared) {
+		ret = tmem_join_shared(store, client, &fresh);
+	} else {
+		ret = tmem_free_slot(client);
+		if (ret >= 0) {
+			client->pools[ret] = fresh;
+			fresh = NULL;
+			atomic_long_inc(&store->pools);
+		}
+	}
+	write_unlock(&store->pools_lock);
+	kfree(fresh);
+	return ret;
+}
+
+/**
+ * tmem_destroy_pool() - a client lets go of one of its pools
+ * @store: the store
+ * @node: the client
+ * @pool_id: its pool id
+ *
+ * A private pool is destroyed with all its pages; a shared pool only when
+ * no other client has it any more.
+ *
+ * Context: process context; may sleep.
+ * Return: 1, or 0 when the client has no such pool.
+ */
+int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id)
+{
+	struct tmem_pool *pool = NULL;
+	bool last = false;
+
+	if (pool_id >= TMEM_MAX_POOLS_PER_CLIENT)
+		return 0;
+	pool_id = array_index_nospec(pool_id, TMEM_MAX_POOLS_PER_CLIENT);
+
+	write_lock(&store->pools_lock);
+	if (store->clients[node])
+		pool = tmem_pool_detach(store, store->clients[node], pool_id,
+					&last);
+	write_unlock(&store->pools_lock);
+	if (!pool)
+		return 0;
+	tmem_pool_release(store, pool, last);
+	return 1;
+}
+
+/**
+ * tmem_destroy_client() - let go of every pool of a client
+ * @store: the store
+ * @node: the client, e.g. one declared gone
+ *
+ * Its private pools are destroyed with their pages; it leaves its shared
+ * pools.  Its shared-pool authorisations stay.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of pool slots it had in use.
+ */
+int tmem_destroy_client(struct tmem_store *store, u8 node)
+{
+	struct tmem_pool *pools[TMEM_MAX_POOLS_PER_CLIENT] = { };
+	bool last[TMEM_MAX_POOLS_PER_CLIENT] = { };
+	int id, n = 0;
+
+	write_lock(&store->pools_lock);
+	for (id = 0; store->clients[node] && id < TMEM_MAX_POOLS_PER_CLIENT;
+	     id++)
+		pools[id] = tmem_pool_detach(store, store->clients[node], id,
+					     &last[id]);
+	write_unlock(&store->pools_lock);
+
+	for (id = 0; id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
+		if (!pools[id])
+			continue;
+		tmem_pool_release(store, pools[id], last[id]);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * tmem_auth_shared() - allow or forbid a client to join a shared pool
+ * @store: the store
+ * @node: the client
+ * @uuid: the shared pool's uuid
+ * @allow: true to allow, false to forbid
+ *
+ * Forbidding does not take the client out of a pool it has joined.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -ENOMEM, or -ENOSPC when the client already has
+ * TMEM_MAX_SHARED_POOLS authorisations.
+ */
+int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
+		     bool allow)
+{
+	struct tmem_client *client;
+	unsigned int i;
+	int ret = 0;
+
+	if (allow && tmem_client_prepare(store, node))
+		return -ENOMEM;
+
+	write_lock(&store->pools_lock);
+	client = store->clients[node];
+	for (i = 0; client && i < client->nr_auth; i++) {
+		if (tmem_uuid_eq(client->auth[i], uuid))
+			break;
+	}
+	if (!client) {
+		/* Nothing to forbid. */
+	} else if (allow && i == client->nr_auth) {
+		if (client->nr_auth < TMEM_MAX_SHARED_POOLS)
+			memcpy(client->auth[client->nr_auth++], uuid,
+			       sizeof(client->auth[0]));
+		else
+			ret = -ENOSPC;
+	} else if (!allow && i < client->nr_auth) {
+		client->nr_auth--;
+		memcpy(client->auth[i], client->auth[client->nr_auth],
+		       sizeof(client->auth[0]));
+	}
+	write_unlock(&store->pools_lock);
+	return ret;
+}
+
+/* Page operations -------------------------------------------------------- */
+
+/**
+ * tmem_put() - store a page under a handle
+ * @store: the store
+ * @node: the client
+ * @h: the handle (the client's pool id, object id, index)
+ * @page: TMEM_PAGE_SIZE bytes
+ *
+ * A page already stored under @h is replaced.  A put that fails leaves no
+ * page under @h: if it cannot store the new data it flushes the old.
+ * Ephemeral pages go to the head of the LRU.
+ *
+ * Context: process context; may sleep.
+ * Return: 1, -TMEM_ENODEV (no such pool), -TMEM_ENOMEM, or the data
+ * layer's error.
+ */
+int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
+	     const void *page)
+{
+	struct tmem_obj *obj, *fresh = NULL;
+	struct tmem_pgp *pgp = NULL, *old;
+	struct tmem_pool *pool;
+	void *data, *old_data = NULL;
+	bool wr = false, empty = false, dup = false;
+	int err = -TMEM_ENOMEM, ret;
+
+	pool = tmem_pool_get(store, node, h->pool_id);
+	if (!pool) {
+		atomic_long_inc(&store->put_failures);
+		return -TMEM_ENODEV;
+	}
+
+	data = store->ops->create(page, pool, &err);
+	if (!data) {
+		ret = err < 0 ? err : -TMEM_ENOMEM;
+		goto out;
+	}
+	pgp = kmem_cache_alloc(tmem_pgp_cache, GFP_KERNEL);
+	if (!pgp) {
+		ret = -TMEM_ENOMEM;
+		goto out;
+	}
+
+	read_lock(&pool->lock);
+	obj = pool->dead ? NULL : tmem_obj_find(pool, h->oid);
+	if (!obj) {
+		/* A new object: allocate it, then add it under the write lock. */
+		read_unlock(&pool->lock);
+		fresh = tmem_obj_alloc(pool, h->oid);
+		write_lock(&pool->lock);
+		wr = true;
+		obj = pool->dead ? NULL : tmem_obj_find(pool, h->oid);
+		if (!obj && fresh && !pool->dead) {
+			tmem_obj_link(pool, fresh);
+			obj = fresh;
+			fresh = NULL;
+		}
+	}
+	if (!obj) {
+		/* Only the write-locked path gets here. */
+		ret = pool->dead ? -TMEM_ENODEV : -TMEM_ENOMEM;
+		write_unlock(&pool->lock);
+		goto out;
+	}
+
+	spin_lock(&obj->lock);
+	old = xa_load(&obj->pages, h->index);
+	if (old) {
+		/* A duplicate put: the new data replaces the old. */
+		old_data = old->data;
+		old->data = data;
+		data = NULL;
+		dup = true;
+		spin_lock(&store->lock);
+		tmem_pgp_uncount(store, old);
+		old->node = node;
+		tmem_pgp_count(store, old);
+		spin_unlock(&store->lock);
+		ret = 1;
+	} else {
+		pgp->obj = obj;
+		pgp->data = data;
+		pgp->index = h->index;
+		pgp->node = node;
+		ret = xa_err(xa_store(&obj->pages, h->index, pgp,
+				      GFP_NOWAIT | __GFP_NOWARN));
+		if (!ret) {
+			obj->nr_pages++;
+			spin_lock(&store->lock);
+			tmem_pgp_count(store, pgp);
+			spin_unlock(&store->lock);
+			data = NULL;
+			pgp = NULL;
+			ret = 1;
+		} else {
+			ret = -TMEM_ENOMEM;
+			empty = !obj->nr_pages;
+		}
+	}
+	spin_unlock(&obj->lock);
+	if (wr)
+		write_unlock(&pool->lock);
+	else
+		read_unlock(&pool->lock);
+
+out:
+	if (fresh)
+		tmem_obj_free(fresh);
+	if (pgp)
+		kmem_cache_free(tmem_pgp_cache, pgp);
+	if (data)
+		store->ops->free(data, pool);
+	if (old_data)
+		store->ops->free(old_data, pool);
+	if (empty)
+		tmem_obj_reap(pool, h->oid);
+
+	if (ret == 1) {
+		atomic_long_inc(&store->puts);
+		if (dup)
+			atomic_long_inc(&store->dup_puts);
+	} else {
+		atomic_long_inc(&store->put_failures);
+		/* Never fail while keeping older data under the handle. */
+		if (ret != -TMEM_ENODEV &&
+		    tmem_pool_flush_page(store, pool, h->oid, h->index, NULL))
+			atomic_long_inc(&store->dup_put_flushes);
+	}
+	tmem_pool_put(pool);
+	return ret;
+}
+
+/**
+ * tmem_get() - copy a stored page out
+ * @store: the store
+ * @node: the client
+ * @h: the handle
+ * @page: TMEM_PAGE_SIZE bytes to fill
+ *
+ * A get from a private ephemeral pool is exclusive: a page found leaves
+ * the store.  Persistent and shared pools keep it; a shared (ephemeral)
+ * page found moves to the head of the LRU.
+ *
+ * Context: process context.
+ * Return: 1 found, 0 not found, -TMEM_ENODEV (no such pool), or the data
+ * layer's error (the page then is lost if the get was exclusive).
+ */
+int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
+	     void *page)
+{
+	struct tmem_pgp *pgp = NULL;
+	struct tmem_pool *pool;
+	struct tmem_obj *obj;
+	bool exclusive, found, empty = false;
+	int ret = 0;
+
+	pool = tmem_pool_get(store, node, h->pool_id);
+	if (!pool)
+		return -TMEM_ENODEV;
+	exclusive = !pool->persistent && !pool->shared;
+
+	read_lock(&pool->lock);
+	obj = pool->dead ? NULL : tmem_obj_find(pool, h->oid);
+	if (obj) {
+		spin_lock(&obj->lock);
+		pgp = xa_load(&obj->pages, h->index);
+		if (pgp && exclusive) {
+			tmem_pgp_remove(store, pgp);
+			empty = !obj->nr_pages;
+		} else if (pgp) {
+			ret = store->ops->get(pgp->data, page);
+			if (!pool->persistent) {
+				spin_lock(&store->lock);
+				list_move(&pgp->lru, &store->lru);
+				spin_unlock(&store->lock);
+			}
+		}
+		spin_unlock(&obj->lock);
+	}
+	read_unlock(&pool->lock);
+
+	found = pgp;
+	if (found && exclusive) {
+		ret = store->ops->get(pgp->data, page);
+		tmem_pgp_free(store, pool, pgp);
+		if (empty)
+			tmem_obj_reap(pool, h->oid);
+	}
+
+	if (!found) {
+		atomic_long_inc(&store->get_misses);
+	} else if (ret < 0) {
+		atomic_long_inc(&store->get_errors);
+	} else {
+		atomic_long_inc(&store->get_hits);
+		ret = 1;
+	}
+	tmem_pool_put(pool);
+	return ret;
+}
+
+/**
+ * tmem_flush_page() - drop a page
+ * @store: the store
+ * @node: the client
+ * @h: the handle
+ *
+ * Context: process context; may sleep.
+ * Return: 1 (also when no page was stored under @h, as in Xen), or
+ * -TMEM_ENODEV.
+ */
+int tmem_flush_page(struct tmem_store *store, u8 node,
+		    const struct tmem_handle *h)
+{
+	struct tmem_pool *pool = tmem_pool_get(store, node, h->pool_id);
+
+	if (!pool)
+		return -TMEM_ENODEV;
+	atomic_long_inc(&store->flush_pages);
+	if (tmem_pool_flush_page(store, pool, h->oid, h->index, NULL))
+		atomic_long_inc(&store->flushed_pages);
+	tmem_pool_put(pool);
+	return 1;
+}
+
+/**
+ * tmem_flush_object() - drop every page of an object
+ * @store: the store
+ * @node: the client
+ * @h: the handle: its pool id and object id (the index is ignored)
+ *
+ * Context: process context; may sleep.
+ * Return: 1 (also when there was no such object, as in Xen), or
+ * -TMEM_ENODEV.
+ */
+int tmem_flush_object(struct tmem_store *store, u8 node,
+		      const struct tmem_handle *h)
+{
+	struct tmem_pool *pool = tmem_pool_get(store, node, h->pool_id);
+	struct tmem_obj *obj;
+
+	if (!pool)
+		return -TMEM_ENODEV;
+	atomic_long_inc(&store->flush_objects);
+
+	write_lock(&pool->lock);
+	obj = tmem_obj_find(pool, h->oid);
+	if (obj)
+		tmem_obj_unlink(pool, obj);
+	write_unlock(&pool->lock);
+	if (obj)
+		atomic_long_add(tmem_obj_destroy(store, pool, obj),
+				&store->flushed_pages);
+	tmem_pool_put(pool);
+	return 1;
+}
+
+/* Eviction --------------------------------------------------------------- */
+
+/**
+ * tmem_evict() - free the least recently used ephemeral pages
+ * @store: the store
+ * @nr: how many
+ *
+ * Persistent pages are never evicted.  The oldest page is picked under
+ * store->lock and moved to the LRU head (so that concurrent evictors pick
+ * different pages), then flushed in the usual lock order if it is still
+ * stored.  A page that went away in between is not counted; if its handle
+ * was put again meanwhile, the newer page may be the one evicted, which an
+ * ephemeral pool allows.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of pages freed; less than @nr when the LRU ran dry
+ * or pages kept going away under it.
+ */
+unsigned long tmem_evict(struct tmem_store *store, unsigned long nr)
+{
+	unsigned long done = 0;
+	int missed = 0;
+
+	while (done < nr && missed < TMEM_EVICT_MISSES) {
+		struct tmem_pool *pool;
+		struct tmem_pgp *pgp;
+		u64 oid[3];
+		u32 index;
+
+		spin_lock(&store->lock);
+		pgp = NULL;
+		if (!list_empty(&store->lru)) {
+			pgp = list_last_entry(&store->lru, struct tmem_pgp, lru);
+			list_move(&pgp->lru, &store->lru);
+			pool = pgp->obj->pool;
+			refcount_inc(&pool->refs);
+			memcpy(oid, pgp->obj->oid, sizeof(oid));
+			index = pgp->index;
+		}
+		spin_unlock(&store->lock);
+		if (!pgp)
+			break;
+
+		if (tmem_pool_flush_page(store, pool, oid, index, pgp)) {
+			atomic_long_inc(&store->evictions);
+			done++;
+			missed = 0;
+		} else {
+			missed++;
+		}
+		tmem_pool_put(pool);
+		cond_resched();
+	}
+	return done;
+}
+
+/* Counters --------------------------------------------------------------- */
+
+/**
+ * tmem_stats_snapshot() - read a store's counters
+ * @store: the store
+ * @st: filled in
+ */
+void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st)
+{
+	spin_lock(&store->lock);
+	st->eph_pages = store->pages[0];
+	st->pers_pages = store->pages[1];
+	spin_unlock(&store->lock);
+	st->objects = atomic_long_read(&store->objects);
+	st->pools = atomic_long_read(&store->pools);
+	st->shared_pools = atomic_long_read(&store->shared_pools);
+	st->puts = atomic_long_read(&store->puts);
+	st->put_failures = atomic_long_read(&store->put_failures);
+	st->dup_puts = atomic_long_read(&store->dup_puts);
+	st->dup_put_flushes = atomic_long_read(&store->dup_put_flushes);
+	st->get_hits = atomic_long_read(&store->get_hits);
+	st->get_misses = atomic_long_read(&store->get_misses);
+	st->get_errors = atomic_long_read(&store->get_errors);
+	st->flush_pages = atomic_long_read(&store->flush_pages);
+	st->flush_objects = atomic_long_read(&store->flush_objects);
+	st->flushed_pages = atomic_long_read(&store->flushed_pages);
+	st->evictions = atomic_long_read(&store->evictions);
+}
+
+/**
+ * tmem_client_stats() - read one client's share of a store
+ * @store: the store
+ * @node: the client
+ * @cs: filled in
+ */
+void tmem_client_stats(struct tmem_store *store, u8 node,
+		       struct tmem_client_stats *cs)
+{
+	struct tmem_client *client;
+	int id;
+
+	spin_lock(&store->lock);
+	cs->eph_pages = store->client_pages[node][0];
+	cs->pers_pages = store->client_pages[node][1];
+	spin_unlock(&store->lock);
+
+	cs->pools = 0;
+	read_lock(&store->pools_lock);
+	client = store->clients[node];
+	for (id = 0; client && id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
+		if (client->pools[id])
+			cs->pools++;
+	}
+	read_unlock(&store->pools_lock);
+}
+
+/* Stores ----------------------------------------------------------------- */
+
+/**
+ * tmem_store_create() - an empty store
+ * @ops: how it keeps page contents; must outlive the store
+ *
+ * Context: process context; may sleep.
+ * Return: the store, or NULL when out of memory.
+ */
+struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops)
+{
+	struct tmem_store *store = kzalloc(sizeof(*store), GFP_KERNEL);
+
+	if (!store)
+		return NULL;
+	store->ops = ops;
+	rwlock_init(&store->pools_lock);
+	spin_lock_init(&store->lock);
+	INIT_LIST_HEAD(&store->lru);
+	return store;
+}
+
+/**
+ * tmem_store_destroy() - free a store with every pool and page in it
+ * @store: the store, or NULL
+ *
+ * No other call on @store may run at the same time or after.
+ *
+ * Context: process context; may sleep.
+ */
+void tmem_store_destroy(struct tmem_store *store)
+{
+	int node;
+
+	if (!store)
+		return;
+	for (node = 0; node < TMEM_MAX_CLIENTS; node++) {
+		tmem_destroy_client(store, node);
+		kfree(store->clients[node]);
+	}
+	WARN_ON_ONCE(store->pages[0] || store->pages[1] ||
+		     !list_empty(&store->lru));
+	kfree(store);
+}
+
+/**
+ * tmem_init() - set up what every store shares
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int tmem_init(void)
+{
+	tmem_obj_cache = kmem_cache_create("ramster_tmem_obj",
+					   sizeof(struct tmem_obj), 0, 0, NULL);
+	if (!tmem_obj_cache)
+		return -ENOMEM;
+	tmem_pgp_cache = kmem_cache_create("ramster_tmem_pgp",
+					   sizeof(struct tmem_pgp), 0, 0, NULL);
+	if (!tmem_pgp_cache) {
+		kmem_cache_destroy(tmem_obj_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * tmem_exit() - undo tmem_init(), once every store is gone
+ */
+void tmem_exit(void)
+{
+	kmem_cache_destroy(tmem_pgp_cache);
+	kmem_cache_destroy(tmem_obj_cache);
+}

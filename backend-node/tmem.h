@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tmem.h - the memory server's transcendent memory store.
+ *
+ * The store keeps pages for client nodes.  A client (a node number) owns up
+ * to TMEM_MAX_POOLS_PER_CLIENT pools, numbered 0..15 per client; a pool is
+ * persistent (frontswap: a page stays until it is flushed) or ephemeral
+ * (cleancache: a page may vanish at any time), private or shared (several
+ * clients name the same ephemeral pool by its uuid).  Inside a pool, pages
+ * are named by a 192-bit object id and a 32-bit index (struct tmem_handle).
+ *
+ * The store does not hold page contents itself: the data layer (zcache)
+ * turns a page into an opaque data pointer and back through the
+ * struct tmem_data_ops given at tmem_store_create().
+ *
+ * Results follow Xen's tmem (shared-abi/tmem_abi.h): >= 0 is success
+ * (NEW_POOL: the pool id; PUT, FLUSH_*, DESTROY_POOL: 1; GET: 1 found, 0 not
+ * found), < 0 is minus one of enum tmem_errno.  Nothing a client sends can
+ * make the store misbehave: out-of-range pool ids, any object id or index,
+ * and any flags give errors.
+ */
+#ifndef RAMSTER_BACKEND_TMEM_H
+#define RAMSTER_BACKEND_TMEM_H
+
+#include <linux/types.h>
+#include "tmem_abi.h"
+
+/* Node numbers are u8: this many clients at most. */
+#define TMEM_MAX_CLIENTS	256
+
+struct tmem_store;
+struct tmem_pool;
+
+/**
+ * struct tmem_data_ops - how the store keeps a page's contents
+ * @create: make the data for @page (TMEM_PAGE_SIZE bytes) stored in @pool.
+ *	Returns the data, or NULL with *@err set to a negative tmem errno
+ *	(usually -TMEM_ENOMEM); the put then fails.  Process context, no store
+ *	lock held; may sleep.
+ * @get: copy the data's page into @page.  Returns 0, or a negative tmem
+ *	errno that the get returns.  Called with spinlocks held (when the
+ *	page stays in the store): must not sleep.
+ * @free: free the data.  Process context, no store lock held.
+ */
+struct tmem_data_ops {
+	void *(*create)(const void *page, struct tmem_pool *pool, int *err);
+	int (*get)(void *data, void *page);
+	void (*free)(void *data, struct tmem_pool *pool);
+};
+
+/**
+ * struct tmem_stats - a snapshot of a store's counters
+ * @eph_pages: ephemeral pages stored now
+ * @pers_pages: persistent pages stored now
+ * @objects: objects now
+ * @pools: pools now (a shared pool counts once)
+ * @shared_pools: shared pools now
+ * @puts: puts that stored their page
+ * @put_failures: puts that failed (no pool, no memory, data refused)
+ * @dup_puts: puts that replaced a page stored under the same handle
+ * @dup_put_flushes: failed puts that flushed the page the handle held
+ * @get_hits: gets that found their page
+ * @get_misses: gets that did not
+ * @get_errors: gets whose data could not be read back
+ * @flush_pages: flush-page operations
+ * @flush_objects: flush-object operations
+ * @flushed_pages: pages freed by flush operations
+ * @evictions: ephemeral pages freed by tmem_evict()
+ */
+struct tmem_stats {
+	u64 eph_pages;
+	u64 pers_pages;
+	u64 objects;
+	u64 pools;
+	u64 shared_pools;
+	u64 puts;
+	u64 put_failures;
+	u64 dup_puts;
+	u64 dup_put_flushes;
+	u64 get_hits;
+	u64 get_misses;
+	u64 get_errors;
+	u64 flush_pages;
+	u64 flush_objects;
+	u64 flushed_pages;
+	u64 evictions;
+};
+
+/**
+ * struct tmem_client_stats - one client's share of a store
+ * @eph_pages: ephemeral pages it put that are stored now
+ * @pers_pages: persistent pages it put that are stored now
+ * @pools: its pool slots in use (shared pools included)
+ *
+ * A page is charged to the client whose put stored it, also in a shared
+ * pool; it stays charged to that client until it leaves the store.
+ */
+struct tmem_client_stats {
+	u64 eph_pages;
+	u64 pers_pages;
+	unsigned int pools;
+};
+
+int tmem_init(void);
+void tmem_exit(void);
+
+struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops);
+void tmem_store_destroy(struct tmem_store *store);
+
+int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
+		  const u64 uuid[2]);
+int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id);
+int tmem_destroy_client(struct tmem_store *store, u8 node);
+int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
+		     bool allow);
+
+int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
+	     const void *page);
+int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
+	     void *page);
+int tmem_flush_page(struct tmem_store *store, u8 node,
+		    const struct tmem_handle *h);
+int tmem_flush_object(struct tmem_store *store, u8 node,
+		      const struct tmem_handle *h);
+
+unsigned long tmem_evict(struct tmem_store *store, unsigned long nr);
+
+void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st);
+void tmem_client_stats(struct tmem_store *store, u8 node,
+		       struct tmem_client_stats *cs);
+
+bool tmem_pool_persistent(const struct tmem_pool *pool);
+bool tmem_pool_shared(const struct tmem_pool *pool);
+
+#endif /* RAMSTER_BACKEND_TMEM_H */
