@@ -2,11 +2,15 @@
 /*
  * main.c - ramster_backend.ko, the memory server's side of RAMster.
  *
- * For now it holds the tmem store, which the request handlers and the
- * compression layer will use.
+ * For now it holds the tmem store and its self-test: load it with
+ * selftest=1 to run the test; the load fails with -EINVAL if a case fails.
  */
 #include <linux/module.h>
 #include "tmem.h"
+
+static bool selftest;
+module_param(selftest, bool, 0444);
+MODULE_PARM_DESC(selftest, "run the tmem store's self-test at load; fail the load if it fails");
 
 static int __init ramster_backend_init(void)
 {
@@ -15,8 +19,16 @@ static int __init ramster_backend_init(void)
 	ret = tmem_init();
 	if (ret)
 		return ret;
-	pr_info("loaded\n");
+	if (selftest && tmem_selftest()) {
+		ret = -EINVAL;
+		goto fail_selftest;
+	}
+	pr_info("loaded%s\n", selftest ? ", self-test passed" : "");
 	return 0;
+
+fail_selftest:
+	tmem_exit();
+	return ret;
 }
 
 static void __exit ramster_backend_exit(void)

@@ -132,4 +132,7 @@ void tmem_client_stats(struct tmem_store *store, u8 node,
 bool tmem_pool_persistent(const struct tmem_pool *pool);
 bool tmem_pool_shared(const struct tmem_pool *pool);
 
+/* tmem_selftest.c: runs every case; returns how many failed. */
+int tmem_selftest(void);
+
 #endif /* RAMSTER_BACKEND_TMEM_H */

@@ -1,0 +1,1071 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tmem_selftest.c - the tmem store's self-test, run at load with
+ * selftest=1.
+ *
+ * Every case gets a store of its own over a data layer that copies each
+ * page into a kmalloc'd buffer and counts the buffers alive: once the store
+ * is destroyed the count must be back to zero, so a page the store loses
+ * track of shows up.  Page contents encode their handle and a version, and
+ * every get is compared byte for byte.  A case logs "selftest: pass NAME",
+ * or "selftest: FAIL NAME: what" for its first failed check.
+ */
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/prandom.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "tmem.h"
+
+/* The data layer ---------------------------------------------------------- */
+
+static atomic_t st_live = ATOMIC_INIT(0);
+static atomic_t st_fail_creates = ATOMIC_INIT(0);
+
+static void *st_create(const void *page, struct tmem_pool *pool, int *err)
+{
+	void *buf;
+
+	if (atomic_add_unless(&st_fail_creates, -1, 0)) {
+		*err = -TMEM_ENOMEM;
+		return NULL;
+	}
+	buf = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+	if (!buf) {
+		*err = -TMEM_ENOMEM;
+		return NULL;
+	}
+	memcpy(buf, page, TMEM_PAGE_SIZE);
+	atomic_inc(&st_live);
+	return buf;
+}
+
+static int st_get(void *data, void *page)
+{
+	memcpy(page, data, TMEM_PAGE_SIZE);
+	return 0;
+}
+
+static void st_free(void *data, struct tmem_pool *pool)
+{
+	kfree(data);
+	atomic_dec(&st_live);
+}
+
+static const struct tmem_data_ops st_ops = {
+	.create = st_create,
+	.get = st_get,
+	.free = st_free,
+};
+
+/* Checks ------------------------------------------------------------------ */
+
+struct st {
+	const char *name;
+	bool failed;
+	struct tmem_store *store;
+	void *page;			/* what a get returned */
+	void *want;			/* what it should have */
+};
+
+/* Report the case's first failure; returns @bad. */
+static __printf(3, 4) bool st_bad(struct st *t, bool bad, const char *fmt,
+				  ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (!bad)
+		return false;
+	if (!t->failed) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("selftest: FAIL %s: %pV\n", t->name, &vaf);
+		va_end(args);
+	}
+	t->failed = true;
+	return true;
+}
+
+static bool st_eq(struct st *t, const char *what, long long got,
+		  long long want)
+{
+	return !st_bad(t, got != want, "%s is %lld, want %lld", what, got,
+		       want);
+}
+
+static struct tmem_handle st_h(u32 pool_id, u64 oid, u32 index)
+{
+	struct tmem_handle h = {
+		.pool_id = pool_id,
+		.index = index,
+		.oid = { oid, ~oid, 0x7a3 },
+	};
+
+	return h;
+}
+
+/* Fill @buf with what handle @h holds at version @ver. */
+static void st_fill(void *buf, const struct tmem_handle *h, u32 ver)
+{
+	u64 x = h->oid[0] ^ (h->oid[1] << 1) ^ (h->oid[2] << 2);
+	u32 *w = buf;
+	int i;
+
+	x ^= (((u64)h->pool_id << 32) | h->index) * 0x9e3779b97f4a7c15ULL;
+	x ^= (u64)ver << 20;
+	x |= 1;
+	w[0] = h->pool_id;
+	w[1] = h->index;
+	w[2] = ver;
+	w[3] = (u32)h->oid[0];
+	for (i = 4; i < TMEM_PAGE_SIZE / 4; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w[i] = (u32)(x >> 16);
+	}
+}
+
+static int st_first_diff(const void *a, const void *b)
+{
+	const u8 *p = a, *q = b;
+	int i;
+
+	for (i = 0; i < TMEM_PAGE_SIZE; i++) {
+		if (p[i] != q[i])
+			return i;
+	}
+	return -1;
+}
+
+static bool st_pool(struct st *t, u8 node, bool persist, bool shared,
+		    const u64 *uuid, int want)
+{
+	int ret = tmem_new_pool(t->store, node, tmem_pool_flags(persist, shared),
+				uuid);
+
+	return !st_bad(t, ret != want,
+		       "new_pool(node %u, %s%s) returned %d, want %d", node,
+		       persist ? "persistent" : "ephemeral",
+		       shared ? " shared" : "", ret, want);
+}
+
+static bool st_put(struct st *t, u8 node, const struct tmem_handle *h,
+		   u32 ver)
+{
+	int ret;
+
+	st_fill(t->want, h, ver);
+	ret = tmem_put(t->store, node, h, t->want);
+	return !st_bad(t, ret != 1,
+		       "put(node %u pool %u oid %llx index %u v%u) returned %d",
+		       node, h->pool_id, h->oid[0], h->index, ver, ret);
+}
+
+/* Get @h and expect the page that @as held at version @ver. */
+static bool st_hit_as(struct st *t, u8 node, const struct tmem_handle *h,
+		      const struct tmem_handle *as, u32 ver)
+{
+	int ret, at;
+
+	memset(t->page, 0x5a, TMEM_PAGE_SIZE);
+	ret = tmem_get(t->store, node, h, t->page);
+	if (st_bad(t, ret != 1,
+		   "get(node %u pool %u oid %llx index %u) returned %d, want 1",
+		   node, h->pool_id, h->oid[0], h->index, ret))
+		return false;
+	st_fill(t->want, as, ver);
+	at = st_first_diff(t->page, t->want);
+	return !st_bad(t, at >= 0,
+		       "get(node %u pool %u oid %llx index %u): not version %u, first wrong byte at %d",
+		       node, h->pool_id, h->oid[0], h->index, ver, at);
+}
+
+static bool st_hit(struct st *t, u8 node, const struct tmem_handle *h,
+		   u32 ver)
+{
+	return st_hit_as(t, node, h, h, ver);
+}
+
+static bool st_miss(struct st *t, u8 node, const struct tmem_handle *h)
+{
+	int ret = tmem_get(t->store, node, h, t->page);
+
+	return !st_bad(t, ret != 0,
+		       "get(node %u pool %u oid %llx index %u) returned %d, want 0 (absent)",
+		       node, h->pool_id, h->oid[0], h->index, ret);
+}
+
+static bool st_live_is(struct st *t, int want)
+{
+	return st_eq(t, "live data buffers", atomic_read(&st_live), want);
+}
+
+static bool st_stat_at(struct st *t, size_t offset, const char *what,
+		       long long want)
+{
+	struct tmem_stats s;
+
+	tmem_stats_snapshot(t->store, &s);
+	return st_eq(t, what, *(u64 *)((char *)&s + offset), want);
+}
+
+/* Check a counter of the store: st_stat(t, eph_pages, 3). */
+#define st_stat(t, field, want) \
+	st_stat_at(t, offsetof(struct tmem_stats, field), #field, want)
+
+/* The cases --------------------------------------------------------------- */
+
+static void st_roundtrip(struct st *t)
+{
+	struct tmem_handle h;
+	int p, i;
+
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1))
+		return;
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < 8; i++) {
+			h = st_h(p, i % 3, i);
+			if (!st_put(t, 1, &h, 1))
+				return;
+		}
+		/* The far corners of the handle space. */
+		h = st_h(p, ~0ULL, ~0U);
+		h.oid[1] = ~0ULL;
+		h.oid[2] = ~0ULL;
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	if (!st_stat(t, eph_pages, 9) || !st_stat(t, pers_pages, 9) ||
+	    !st_stat(t, objects, 8) || !st_stat(t, pools, 2) ||
+	    !st_live_is(t, 18))
+		return;
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < 8; i++) {
+			h = st_h(p, i % 3, i);
+			if (!st_hit(t, 1, &h, 1))
+				return;
+		}
+		h = st_h(p, ~0ULL, ~0U);
+		h.oid[1] = ~0ULL;
+		h.oid[2] = ~0ULL;
+		if (!st_hit(t, 1, &h, 1))
+			return;
+	}
+	st_stat(t, get_hits, 18);
+}
+
+static void st_eph_exclusive(struct st *t)
+{
+	struct tmem_handle h = st_h(0, 42, 7);
+
+	if (!st_pool(t, 1, false, false, NULL, 0) || !st_put(t, 1, &h, 1) ||
+	    !st_hit(t, 1, &h, 1) || !st_miss(t, 1, &h) ||
+	    !st_stat(t, eph_pages, 0) || !st_stat(t, objects, 0))
+		return;
+	st_live_is(t, 0);
+}
+
+static void st_pers_kept(struct st *t)
+{
+	struct tmem_handle h = st_h(0, 42, 7);
+
+	if (!st_pool(t, 1, true, false, NULL, 0) || !st_put(t, 1, &h, 1) ||
+	    !st_hit(t, 1, &h, 1) || !st_hit(t, 1, &h, 1) ||
+	    !st_hit(t, 1, &h, 1) || !st_stat(t, pers_pages, 1))
+		return;
+	st_live_is(t, 1);
+}
+
+static void st_dup_put(struct st *t)
+{
+	struct tmem_handle h;
+	int p;
+
+	if (!st_pool(t, 1, true, false, NULL, 0) ||
+	    !st_pool(t, 1, false, false, NULL, 1))
+		return;
+	for (p = 0; p < 2; p++) {
+		h = st_h(p, 5, 5);
+		if (!st_put(t, 1, &h, 1) || !st_put(t, 1, &h, 2))
+			return;
+	}
+	if (!st_stat(t, dup_puts, 2) || !st_stat(t, pers_pages, 1) ||
+	    !st_stat(t, eph_pages, 1) || !st_live_is(t, 2))
+		return;
+	for (p = 0; p < 2; p++) {
+		h = st_h(p, 5, 5);
+		if (!st_hit(t, 1, &h, 2))
+			return;
+	}
+}
+
+static void st_dup_put_fail(struct st *t)
+{
+	struct tmem_handle h;
+	int p, ret;
+
+	if (!st_pool(t, 1, true, false, NULL, 0) ||
+	    !st_pool(t, 1, false, false, NULL, 1))
+		return;
+	for (p = 0; p < 2; p++) {
+		h = st_h(p, 9, 3);
+		if (!st_put(t, 1, &h, 1))
+			return;
+		atomic_set(&st_fail_creates, 1);
+		st_fill(t->want, &h, 2);
+		ret = tmem_put(t->store, 1, &h, t->want);
+		if (st_bad(t, ret != -TMEM_ENOMEM,
+			   "put whose data could not be made returned %d, want %d",
+			   ret, -TMEM_ENOMEM) ||
+		    !st_miss(t, 1, &h))
+			return;
+	}
+	if (!st_stat(t, dup_put_flushes, 2) || !st_stat(t, put_failures, 2) ||
+	    !st_stat(t, objects, 0))
+		return;
+	st_live_is(t, 0);
+}
+
+static void st_flush_page(struct st *t)
+{
+	struct tmem_handle h = st_h(0, 3, 1), other = st_h(0, 3, 2);
+	struct tmem_handle nobj = st_h(0, 99, 1);
+	int ret;
+
+	if (!st_pool(t, 1, true, false, NULL, 0) || !st_put(t, 1, &h, 1) ||
+	    !st_put(t, 1, &other, 1))
+		return;
+	ret = tmem_flush_page(t->store, 1, &h);
+	if (!st_eq(t, "flush_page of a stored page", ret, 1) ||
+	    !st_miss(t, 1, &h) || !st_hit(t, 1, &other, 1))
+		return;
+	ret = tmem_flush_page(t->store, 1, &h);
+	if (!st_eq(t, "flush_page of an absent page", ret, 1))
+		return;
+	ret = tmem_flush_page(t->store, 1, &nobj);
+	if (!st_eq(t, "flush_page in an absent object", ret, 1) ||
+	    !st_stat(t, flushed_pages, 1) || !st_stat(t, flush_pages, 3))
+		return;
+	st_live_is(t, 1);
+}
+
+static void st_flush_object(struct st *t)
+{
+	struct tmem_handle h, b = st_h(0, 2, 0);
+	int i, ret;
+
+	if (!st_pool(t, 1, true, false, NULL, 0))
+		return;
+	/* More pages than one batch of the flush. */
+	for (i = 0; i < 200; i++) {
+		h = st_h(0, 1, i == 199 ? ~0U : i * 1000);
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	for (i = 0; i < 3; i++) {
+		b.index = i;
+		if (!st_put(t, 1, &b, 1))
+			return;
+	}
+	if (!st_stat(t, objects, 2))
+		return;
+	ret = tmem_flush_object(t->store, 1, &h);
+	if (!st_eq(t, "flush_object", ret, 1) || !st_stat(t, objects, 1) ||
+	    !st_stat(t, pers_pages, 3) || !st_stat(t, flushed_pages, 200) ||
+	    !st_live_is(t, 3))
+		return;
+	for (i = 0; i < 200; i += 37) {
+		h = st_h(0, 1, i * 1000);
+		if (!st_miss(t, 1, &h))
+			return;
+	}
+	for (i = 0; i < 3; i++) {
+		b.index = i;
+		if (!st_hit(t, 1, &b, 1))
+			return;
+	}
+	h = st_h(0, 77, 0);
+	ret = tmem_flush_object(t->store, 1, &h);
+	st_eq(t, "flush_object of an absent object", ret, 1);
+}
+
+static void st_destroy_pool(struct st *t)
+{
+	struct tmem_handle h;
+	int p, i, ret;
+
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1))
+		return;
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < 300; i++) {
+			h = st_h(p, i % 10, i);
+			if (!st_put(t, 1, &h, 1))
+				return;
+		}
+	}
+	if (!st_live_is(t, 600) || !st_stat(t, objects, 20))
+		return;
+	for (p = 0; p < 2; p++) {
+		ret = tmem_destroy_pool(t->store, 1, p);
+		if (!st_eq(t, "destroy_pool", ret, 1))
+			return;
+	}
+	if (!st_live_is(t, 0) || !st_stat(t, eph_pages, 0) ||
+	    !st_stat(t, pers_pages, 0) || !st_stat(t, objects, 0) ||
+	    !st_stat(t, pools, 0))
+		return;
+	ret = tmem_destroy_pool(t->store, 1, 0);
+	if (!st_eq(t, "destroy_pool of a destroyed pool", ret, 0))
+		return;
+	h = st_h(0, 1, 1);
+	ret = tmem_get(t->store, 1, &h, t->page);
+	if (!st_eq(t, "get in a destroyed pool", ret, -TMEM_ENODEV))
+		return;
+	/* The id is free again. */
+	st_pool(t, 1, true, false, NULL, 0);
+}
+
+/* Every page operation on (node, pool_id) must say -TMEM_ENODEV. */
+static bool st_nodev(struct st *t, u8 node, u32 pool_id)
+{
+	struct tmem_handle h = st_h(pool_id, 1, 1);
+	int ret[4];
+
+	st_fill(t->want, &h, 1);
+	ret[0] = tmem_put(t->store, node, &h, t->want);
+	ret[1] = tmem_get(t->store, node, &h, t->page);
+	ret[2] = tmem_flush_page(t->store, node, &h);
+	ret[3] = tmem_flush_object(t->store, node, &h);
+	return !st_bad(t, ret[0] != -TMEM_ENODEV || ret[1] != -TMEM_ENODEV ||
+		       ret[2] != -TMEM_ENODEV || ret[3] != -TMEM_ENODEV,
+		       "node %u pool %u: put/get/flush_page/flush_object returned %d/%d/%d/%d, want %d",
+		       node, pool_id, ret[0], ret[1], ret[2], ret[3],
+		       -TMEM_ENODEV);
+}
+
+static void st_unknown_pool(struct st *t)
+{
+	static const u32 ids[] = { 0, 1, 15, 16, 17, 255, 0x80000000u, ~0U };
+	int i, ret;
+
+	/* A client the store has never heard of. */
+	if (!st_nodev(t, 3, 0))
+		return;
+	if (!st_pool(t, 3, true, false, NULL, 0))
+		return;
+	for (i = 1; i < ARRAY_SIZE(ids); i++) {
+		if (!st_nodev(t, 3, ids[i]))
+			return;
+	}
+	/* Another client's pool 0 is not this one's. */
+	if (!st_nodev(t, 4, 0))
+		return;
+	for (i = 1; i < ARRAY_SIZE(ids); i++) {
+		ret = tmem_destroy_pool(t->store, 3, ids[i]);
+		if (st_bad(t, ret != 0, "destroy_pool(%u) of no pool returned %d, want 0",
+			   ids[i], ret))
+			return;
+	}
+	if (!st_stat(t, pools, 1) || !st_stat(t, objects, 0))
+		return;
+	st_live_is(t, 0);
+}
+
+static void st_pool_limit(struct st *t)
+{
+	static const u64 uuid[2] = { 0x11, 0x22 };
+	int i;
+
+	for (i = 0; i < TMEM_MAX_POOLS_PER_CLIENT; i++) {
+		if (!st_pool(t, 1, i & 1, false, NULL, i))
+			return;
+	}
+	if (tmem_auth_shared(t->store, 1, uuid, true) ||
+	    !st_pool(t, 1, false, false, NULL, -TMEM_EPERM) ||
+	    !st_pool(t, 1, true, false, NULL, -TMEM_EPERM) ||
+	    !st_pool(t, 1, false, true, uuid, -TMEM_EPERM) ||
+	    !st_stat(t, pools, 16))
+		return;
+	/* Other clients have slots of their own. */
+	if (!st_pool(t, 2, false, false, NULL, 0) ||
+	    !st_eq(t, "destroy_pool(5)", tmem_destroy_pool(t->store, 1, 5), 1) ||
+	    !st_pool(t, 1, true, false, NULL, 5))
+		return;
+	st_pool(t, 1, true, false, NULL, -TMEM_EPERM);
+}
+
+static void st_bad_flags(struct st *t)
+{
+	const u32 v1 = (u32)TMEM_SPEC_VERSION << TMEM_POOL_VERSION_SHIFT;
+	const u32 flags[] = {
+		0,					/* version 0 */
+		TMEM_POOL_PERSIST,			/* version 0 */
+		2u << TMEM_POOL_VERSION_SHIFT,		/* version 2 */
+		0xffu << TMEM_POOL_VERSION_SHIFT,
+		v1 | (1u << TMEM_POOL_PAGESIZE_SHIFT),	/* 8 KiB pages */
+		v1 | (0xfu << TMEM_POOL_PAGESIZE_SHIFT),
+		v1 | TMEM_POOL_PRECOMPRESSED,
+		v1 | 0x8,				/* bit 3 */
+		v1 | 0x100,				/* reserved */
+		v1 | 0x800000,				/* reserved */
+		v1 | TMEM_POOL_RESERVED_BITS,
+		v1 | TMEM_POOL_SHARED | TMEM_POOL_PERSIST,
+		~0U,
+	};
+	static const u64 uuid[2] = { 1, 2 };
+	struct tmem_client_stats cs;
+	int i, ret;
+
+	if (tmem_auth_shared(t->store, 1, uuid, true))
+		return;
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		ret = tmem_new_pool(t->store, 1, flags[i], uuid);
+		if (st_bad(t, ret != -TMEM_EPERM,
+			   "new_pool(flags %#x) returned %d, want %d",
+			   flags[i], ret, -TMEM_EPERM))
+			return;
+	}
+	tmem_client_stats(t->store, 1, &cs);
+	if (!st_eq(t, "client pools", cs.pools, 0) || !st_stat(t, pools, 0))
+		return;
+	/* The same flags, right, are taken. */
+	st_pool(t, 1, false, false, NULL, 0);
+}
+
+static void st_shared(struct st *t)
+{
+	static const u64 u[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	static const u64 v[2] = { 0x0123456789abcdefULL, 0x1 };
+	struct tmem_handle ha = st_h(0, 8, 8), hb = st_h(1, 8, 8);
+	struct tmem_handle ha2 = st_h(0, 8, 9), hb2 = st_h(1, 8, 9);
+	struct tmem_client_stats cs;
+
+	/* Client 1 must be authorised to create it too. */
+	if (!st_pool(t, 1, false, true, u, -TMEM_EPERM) ||
+	    tmem_auth_shared(t->store, 1, u, true) ||
+	    !st_pool(t, 1, false, true, u, 0) ||
+	    !st_pool(t, 1, false, true, v, -TMEM_EPERM) ||
+	    !st_stat(t, shared_pools, 1) || !st_put(t, 1, &ha, 1))
+		return;
+
+	/* Client 2: not authorised, refused; then authorised, joins. */
+	if (!st_pool(t, 2, false, false, NULL, 0) ||
+	    !st_pool(t, 2, false, true, u, -TMEM_EPERM) ||
+	    tmem_auth_shared(t->store, 2, u, true) ||
+	    !st_pool(t, 2, false, true, u, 1) ||
+	    !st_pool(t, 2, false, true, u, 1) ||
+	    !st_stat(t, shared_pools, 1) || !st_stat(t, pools, 2))
+		return;
+
+	/* The same page, seen by both; shared gets are not exclusive. */
+	if (!st_hit_as(t, 2, &hb, &ha, 1) || !st_hit_as(t, 2, &hb, &ha, 1) ||
+	    !st_hit(t, 1, &ha, 1))
+		return;
+	if (!st_put(t, 2, &hb2, 1) || !st_hit_as(t, 1, &ha2, &hb2, 1))
+		return;
+	tmem_client_stats(t->store, 2, &cs);
+	if (!st_eq(t, "client 2 eph_pages", cs.eph_pages, 1) ||
+	    !st_eq(t, "client 2 pools", cs.pools, 2))
+		return;
+
+	/* Withdrawn authorisation does not throw it out; leaving does. */
+	if (tmem_auth_shared(t->store, 2, u, false) ||
+	    !st_hit_as(t, 2, &hb, &ha, 1) ||
+	    !st_eq(t, "destroy_pool by client 2", tmem_destroy_pool(t->store, 2, 1), 1) ||
+	    !st_eq(t, "get by client 2 after leaving", tmem_get(t->store, 2, &hb, t->page),
+		   -TMEM_ENODEV) ||
+	    !st_hit(t, 1, &ha, 1) || !st_live_is(t, 2) ||
+	    !st_pool(t, 2, false, true, u, -TMEM_EPERM))
+		return;
+
+	/* The last one out destroys it. */
+	if (!st_eq(t, "destroy_pool by client 1", tmem_destroy_pool(t->store, 1, 0), 1) ||
+	    !st_stat(t, shared_pools, 0) || !st_stat(t, eph_pages, 0))
+		return;
+	st_live_is(t, 0);
+}
+
+static void st_shared_persistent(struct st *t)
+{
+	static const u64 u[2] = { 5, 6 };
+
+	if (tmem_auth_shared(t->store, 1, u, true) ||
+	    !st_pool(t, 1, true, true, u, -TMEM_EPERM))
+		return;
+	st_stat(t, pools, 0);
+}
+
+static void st_lru(struct st *t)
+{
+	static const u64 u[2] = { 7, 7 };
+	struct tmem_handle e[6], p[2], s[4];
+	unsigned long n;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		e[i] = st_h(0, 1, i);
+	for (i = 0; i < 2; i++)
+		p[i] = st_h(1, 1, i);
+	for (i = 0; i < 4; i++)
+		s[i] = st_h(2, 1, i);
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1) ||
+	    tmem_auth_shared(t->store, 1, u, true) ||
+	    !st_pool(t, 1, false, true, u, 2))
+		return;
+
+	/* Oldest first: e0 p0 e1 e2 p1 e3 e4 e5, then e1 again. */
+	if (!st_put(t, 1, &e[0], 1) || !st_put(t, 1, &p[0], 1) ||
+	    !st_put(t, 1, &e[1], 1) || !st_put(t, 1, &e[2], 1) ||
+	    !st_put(t, 1, &p[1], 1) || !st_put(t, 1, &e[3], 1) ||
+	    !st_put(t, 1, &e[4], 1) || !st_put(t, 1, &e[5], 1) ||
+	    !st_put(t, 1, &e[1], 2))
+		return;
+	/* Ephemeral, oldest first: e0 e2 e3 e4 e5 e1. */
+	n = tmem_evict(t->store, 2);
+	if (!st_eq(t, "evict(2)", n, 2) || !st_stat(t, eph_pages, 4))
+		return;
+	n = tmem_evict(t->store, 2);
+	if (!st_eq(t, "evict(2) again", n, 2) || !st_stat(t, eph_pages, 2) ||
+	    !st_stat(t, pers_pages, 2))
+		return;
+	for (i = 0; i < 5; i++) {
+		if (i != 1 && !st_miss(t, 1, &e[i]))
+			return;
+	}
+	if (!st_hit(t, 1, &e[5], 1) || !st_hit(t, 1, &e[1], 2))
+		return;
+
+	/* A shared get makes a page young again. */
+	for (i = 0; i < 4; i++) {
+		if (!st_put(t, 1, &s[i], 1))
+			return;
+	}
+	if (!st_hit(t, 1, &s[0], 1))
+		return;
+	n = tmem_evict(t->store, 1);
+	if (!st_eq(t, "evict(1) of shared pages", n, 1) ||
+	    !st_miss(t, 1, &s[1]) || !st_hit(t, 1, &s[0], 1))
+		return;
+
+	/* Everything evictable, and nothing persistent. */
+	n = tmem_evict(t->store, 100);
+	if (!st_eq(t, "evict(100)", n, 3) || !st_stat(t, eph_pages, 0) ||
+	    !st_eq(t, "evict(1) of nothing", tmem_evict(t->store, 1), 0) ||
+	    !st_stat(t, evictions, 8) || !st_stat(t, pers_pages, 2) ||
+	    !st_stat(t, objects, 1) || !st_live_is(t, 2))
+		return;
+	for (i = 0; i < 4; i++) {
+		if (!st_miss(t, 1, &s[i]))
+			return;
+	}
+	if (!st_hit(t, 1, &p[0], 1))
+		return;
+	st_hit(t, 1, &p[1], 1);
+}
+
+static void st_client_gone(struct st *t)
+{
+	struct tmem_client_stats cs;
+	struct tmem_handle h;
+	int node, p, i;
+
+	for (node = 1; node <= 2; node++) {
+		if (!st_pool(t, node, false, false, NULL, 0) ||
+		    !st_pool(t, node, true, false, NULL, 1))
+			return;
+		for (p = 0; p < 2; p++) {
+			for (i = 0; i < 3 + 4 * node; i++) {
+				h = st_h(p, node, i);
+				if (!st_put(t, node, &h, node))
+					return;
+			}
+		}
+	}
+	if (!st_live_is(t, 2 * 7 + 2 * 11) ||
+	    !st_eq(t, "destroy_client(1)", tmem_destroy_client(t->store, 1), 2) ||
+	    !st_live_is(t, 2 * 11) || !st_stat(t, pools, 2))
+		return;
+	tmem_client_stats(t->store, 1, &cs);
+	if (!st_eq(t, "client 1 pools", cs.pools, 0) ||
+	    !st_eq(t, "client 1 eph_pages", cs.eph_pages, 0) ||
+	    !st_eq(t, "client 1 pers_pages", cs.pers_pages, 0))
+		return;
+	tmem_client_stats(t->store, 2, &cs);
+	if (!st_eq(t, "client 2 pools", cs.pools, 2) ||
+	    !st_eq(t, "client 2 eph_pages", cs.eph_pages, 11) ||
+	    !st_eq(t, "client 2 pers_pages", cs.pers_pages, 11))
+		return;
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < 11; i++) {
+			h = st_h(p, 2, i);
+			if (!st_hit(t, 2, &h, 2))
+				return;
+		}
+	}
+	h = st_h(0, 1, 0);
+	if (!st_eq(t, "get by a gone client", tmem_get(t->store, 1, &h, t->page),
+		   -TMEM_ENODEV) ||
+	    !st_eq(t, "destroy_client of an unknown node",
+		   tmem_destroy_client(t->store, 9), 0))
+		return;
+	/* The gone client may come back. */
+	st_pool(t, 1, true, false, NULL, 0);
+}
+
+/* Races ------------------------------------------------------------------- */
+
+#define ST_OBJS		4
+#define ST_IDX		16
+#define ST_HANDLES	(ST_OBJS * ST_IDX)
+#define ST_WORKERS	4
+#define ST_RACE_MS	2000
+
+struct st_slot {
+	struct mutex lock;		/* held across each operation */
+	u32 ver;			/* stored version, 0: absent */
+	u32 last;			/* last version put */
+};
+
+struct st_race {
+	struct tmem_store *store;
+	u32 pool_id;
+	bool persistent;
+	bool evicting;			/* pages may vanish */
+	struct rw_semaphore obj_lock[ST_OBJS];	/* write for flush_object */
+	struct st_slot slot[ST_HANDLES];
+	atomic_long_t puts, put_failures, hits, misses, flushes, obj_flushes;
+	atomic_long_t evicted;
+};
+
+struct st_worker {
+	struct st_race *r;
+	struct task_struct *task;
+	struct rnd_state rnd;
+	bool evictor;
+	unsigned long ops;
+	void *page, *want;
+	char err[128];
+};
+
+static struct tmem_handle st_race_h(struct st_race *r, int n)
+{
+	return st_h(r->pool_id, 0x1000 + n / ST_IDX, (n % ST_IDX) * 3);
+}
+
+/* One operation on the slot's handle; its locks held. */
+static void st_race_op(struct st_worker *w, int n, u32 op)
+{
+	struct st_race *r = w->r;
+	struct st_slot *slot = &r->slot[n];
+	struct tmem_handle h = st_race_h(r, n);
+	int ret, at;
+
+	if (op < 40) {
+		st_fill(w->want, &h, ++slot->last);
+		ret = tmem_put(r->store, 1, &h, w->want);
+		if (ret == 1) {
+			slot->ver = slot->last;
+			atomic_long_inc(&r->puts);
+		} else if (ret == -TMEM_ENOMEM) {
+			slot->ver = 0;	/* a failed put leaves nothing */
+			atomic_long_inc(&r->put_failures);
+		} else {
+			snprintf(w->err, sizeof(w->err), "put returned %d", ret);
+		}
+	} else if (op < 90) {
+		memset(w->page, 0x5a, TMEM_PAGE_SIZE);
+		ret = tmem_get(r->store, 1, &h, w->page);
+		if (ret == 1 && !slot->ver) {
+			snprintf(w->err, sizeof(w->err),
+				 "get of index %u found a page that should be gone",
+				 h.index);
+		} else if (ret == 1) {
+			st_fill(w->want, &h, slot->ver);
+			at = st_first_diff(w->page, w->want);
+			if (at >= 0)
+				snprintf(w->err, sizeof(w->err),
+					 "get of oid %llx index %u: not version %u, first wrong byte at %d",
+					 h.oid[0], h.index, slot->ver, at);
+			if (!r->persistent)
+				slot->ver = 0;
+			atomic_long_inc(&r->hits);
+		} else if (ret == 0 && slot->ver && !r->evicting) {
+			snprintf(w->err, sizeof(w->err),
+				 "get of oid %llx index %u missed version %u",
+				 h.oid[0], h.index, slot->ver);
+		} else if (ret == 0) {
+			slot->ver = 0;
+			atomic_long_inc(&r->misses);
+		} else {
+			snprintf(w->err, sizeof(w->err), "get returned %d", ret);
+		}
+	} else {
+		ret = tmem_flush_page(r->store, 1, &h);
+		if (ret != 1)
+			snprintf(w->err, sizeof(w->err),
+				 "flush_page returned %d", ret);
+		slot->ver = 0;
+		atomic_long_inc(&r->flushes);
+	}
+}
+
+static void st_race_step(struct st_worker *w)
+{
+	struct st_race *r = w->r;
+	u32 op = prandom_u32_state(&w->rnd) % 100;
+	int n = prandom_u32_state(&w->rnd) % ST_HANDLES;
+	int o = n / ST_IDX, i, ret;
+	struct tmem_handle h;
+
+	if (op < 4) {
+		/* Flush a whole object: every one of its handles held. */
+		h = st_race_h(r, n);
+		down_write(&r->obj_lock[o]);
+		ret = tmem_flush_object(r->store, 1, &h);
+		if (ret != 1)
+			snprintf(w->err, sizeof(w->err),
+				 "flush_object returned %d", ret);
+		for (i = 0; i < ST_IDX; i++)
+			r->slot[o * ST_IDX + i].ver = 0;
+		up_write(&r->obj_lock[o]);
+		atomic_long_inc(&r->obj_flushes);
+	} else {
+		down_read(&r->obj_lock[o]);
+		mutex_lock(&r->slot[n].lock);
+		st_race_op(w, n, op);
+		mutex_unlock(&r->slot[n].lock);
+		up_read(&r->obj_lock[o]);
+	}
+	w->ops++;
+}
+
+static int st_worker_fn(void *arg)
+{
+	struct st_worker *w = arg;
+
+	while (!kthread_should_stop()) {
+		if (w->err[0]) {
+			msleep(20);
+			continue;
+		}
+		if (w->evictor) {
+			atomic_long_add(tmem_evict(w->r->store, 2),
+					&w->r->evicted);
+			w->ops++;
+			usleep_range(1000, 2000);
+		} else {
+			st_race_step(w);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Run ST_WORKERS threads on the race's pool for ST_RACE_MS, plus an
+ * evictor if the race is evicting; then check every handle.
+ */
+static void st_race_run(struct st *t, struct st_race *r)
+{
+	struct st_worker *w;
+	int nr = ST_WORKERS + r->evicting, i, started = 0;
+	unsigned long ops = 0;
+	struct tmem_handle h;
+
+	for (i = 0; i < ST_OBJS; i++)
+		init_rwsem(&r->obj_lock[i]);
+	for (i = 0; i < ST_HANDLES; i++)
+		mutex_init(&r->slot[i].lock);
+
+	w = kcalloc(nr, sizeof(*w), GFP_KERNEL);
+	if (st_bad(t, !w, "out of memory"))
+		return;
+	for (i = 0; i < nr; i++) {
+		w[i].r = r;
+		w[i].evictor = i == ST_WORKERS;
+		prandom_seed_state(&w[i].rnd, 0x7e57 + i);
+		w[i].page = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+		w[i].want = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+		if (st_bad(t, !w[i].page || !w[i].want, "out of memory"))
+			goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		w[i].task = kthread_run(st_worker_fn, &w[i], "tmem_st/%d", i);
+		if (st_bad(t, IS_ERR(w[i].task), "kthread_run: %ld",
+			   PTR_ERR(w[i].task)))
+			break;
+		started++;
+	}
+	if (started == nr)
+		msleep(ST_RACE_MS);
+	for (i = 0; i < started; i++)
+		kthread_stop(w[i].task);
+	if (started < nr)
+		goto out;
+
+	for (i = 0; i < nr; i++) {
+		if (st_bad(t, w[i].err[0], "thread %d: %s", i, w[i].err) ||
+		    st_bad(t, !w[i].ops, "thread %d did nothing", i))
+			goto out;
+		ops += w[i].ops;
+	}
+	pr_info("selftest: %s: %lu operations: %ld puts, %ld failed puts, %ld hits, %ld misses, %ld page flushes, %ld object flushes, %ld evicted\n",
+		t->name, ops, atomic_long_read(&r->puts),
+		atomic_long_read(&r->put_failures), atomic_long_read(&r->hits),
+		atomic_long_read(&r->misses), atomic_long_read(&r->flushes),
+		atomic_long_read(&r->obj_flushes), atomic_long_read(&r->evicted));
+	if (st_bad(t, !atomic_long_read(&r->hits) || !atomic_long_read(&r->flushes) ||
+		   !atomic_long_read(&r->obj_flushes),
+		   "a kind of operation never happened") ||
+	    st_bad(t, r->evicting && !atomic_long_read(&r->evicted),
+		   "nothing was evicted"))
+		goto out;
+
+	/* Every handle holds what the threads last left in it. */
+	for (i = 0; i < ST_HANDLES; i++) {
+		h = st_race_h(r, i);
+		if (r->slot[i].ver && !r->evicting) {
+			if (!st_hit(t, 1, &h, r->slot[i].ver))
+				goto out;
+		} else if (!r->slot[i].ver) {
+			if (!st_miss(t, 1, &h))
+				goto out;
+		}
+	}
+out:
+	for (i = 0; i < nr; i++) {
+		kfree(w[i].page);
+		kfree(w[i].want);
+	}
+	kfree(w);
+}
+
+static void st_concurrency(struct st *t)
+{
+	struct st_race *r;
+	int i, present = 0;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (st_bad(t, !r, "out of memory"))
+		return;
+	r->store = t->store;
+	r->persistent = true;
+	if (!st_pool(t, 1, true, false, NULL, 0))
+		goto out;
+	st_race_run(t, r);
+	if (t->failed)
+		goto out;
+	for (i = 0; i < ST_HANDLES; i++)
+		present += !!r->slot[i].ver;
+	if (!st_stat(t, pers_pages, present) || !st_live_is(t, present) ||
+	    !st_eq(t, "destroy_pool", tmem_destroy_pool(t->store, 1, 0), 1) ||
+	    !st_stat(t, objects, 0))
+		goto out;
+	st_live_is(t, 0);
+out:
+	kfree(r);
+}
+
+static void st_evict_race(struct st *t)
+{
+	struct tmem_handle h;
+	struct tmem_stats s;
+	struct st_race *r;
+	unsigned long n;
+	int i;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (st_bad(t, !r, "out of memory"))
+		return;
+	r->store = t->store;
+	r->evicting = true;
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1))
+		goto out;
+	/* Persistent pages that must come through untouched. */
+	for (i = 0; i < 32; i++) {
+		h = st_h(1, i % 4, i);
+		if (!st_put(t, 1, &h, 1))
+			goto out;
+	}
+	st_race_run(t, r);
+	if (t->failed)
+		goto out;
+	tmem_stats_snapshot(t->store, &s);
+	n = tmem_evict(t->store, ULONG_MAX);
+	if (!st_eq(t, "evict(all)", n, s.eph_pages) ||
+	    !st_stat(t, eph_pages, 0) || !st_stat(t, pers_pages, 32) ||
+	    !st_live_is(t, 32))
+		goto out;
+	for (i = 0; i < 32; i++) {
+		h = st_h(1, i % 4, i);
+		if (!st_hit(t, 1, &h, 1))
+			goto out;
+	}
+	st_stat(t, objects, 4);
+out:
+	kfree(r);
+}
+
+/* The table --------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	void (*run)(struct st *t);
+} st_cases[] = {
+	{ "put-get-roundtrip", st_roundtrip },
+	{ "ephemeral-get-exclusive", st_eph_exclusive },
+	{ "persistent-get-kept", st_pers_kept },
+	{ "duplicate-put-replaces", st_dup_put },
+	{ "duplicate-put-failure-flushes", st_dup_put_fail },
+	{ "flush-page", st_flush_page },
+	{ "flush-object", st_flush_object },
+	{ "destroy-pool", st_destroy_pool },
+	{ "unknown-pool", st_unknown_pool },
+	{ "pool-limit", st_pool_limit },
+	{ "bad-flags", st_bad_flags },
+	{ "shared-pool", st_shared },
+	{ "shared-persistent-refused", st_shared_persistent },
+	{ "lru-eviction", st_lru },
+	{ "client-gone", st_client_gone },
+	{ "concurrency", st_concurrency },
+	{ "eviction-race", st_evict_race },
+};
+
+int tmem_selftest(void)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(st_cases); i++) {
+		struct st t = { .name = st_cases[i].name };
+
+		atomic_set(&st_live, 0);
+		atomic_set(&st_fail_creates, 0);
+		t.page = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+		t.want = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+		t.store = tmem_store_create(&st_ops);
+		if (!st_bad(&t, !t.page || !t.want || !t.store, "out of memory"))
+			st_cases[i].run(&t);
+		tmem_store_destroy(t.store);
+		st_bad(&t, atomic_read(&st_live),
+		       "%d data buffers left after the store was destroyed",
+		       atomic_read(&st_live));
+		kfree(t.page);
+		kfree(t.want);
+		if (t.failed)
+			failed++;
+		else
+			pr_info("selftest: pass %s\n", t.name);
+	}
+	pr_info("selftest: %d of %zu cases failed\n", failed,
+		ARRAY_SIZE(st_cases));
+	return failed;
+}
