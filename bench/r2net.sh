@@ -318,7 +318,7 @@ table='
 	echo "## Raw results ($measurer's results channel)"
 	echo
 	echo '```'
-	echo "$results" | grep ' BENCH'
+	echo "$results" | grep ' BENCH' | sed 's/ *$//'
 	echo '```'
 } > "$out.tmp"
 mv "$out.tmp" "$out"
