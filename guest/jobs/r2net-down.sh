@@ -37,7 +37,8 @@ failed=$t err=$(val first_error)
 t=0
 until down=$(events_last down $victim) && [ -n "$down" ]; do
 	t=$((t + 1))
-	[ $t -le 100 ] || fail "no 'down $victim' event 20 s after an echo to it failed ($err)"
+	[ $t -le 100 ] ||
+		{ diag; fail "no 'down $victim' event 20 s after an echo to it failed ($err)"; }
 	sleep 0.2
 done
 [ "$down" -ge "$last" ] ||
@@ -60,7 +61,7 @@ after $((failed - last)) ms, 'down $victim' after $((down - last)) ms
 in $((t1 - t0)) ms"
 msg=$(echo $msg)
 [ $((failed - last)) -le $limit ] && [ $((down - last)) -le $limit ] &&
-	[ $((t1 - t0)) -le 1000 ] || fail "node $victim down too slowly: $msg"
+	[ $((t1 - t0)) -le 1000 ] || { diag; fail "node $victim down too slowly: $msg"; }
 ok "node $victim down: $msg"
 
 echo_ok sync "$other" 4096 100
@@ -70,7 +71,7 @@ echo_ok async "$other" 64-4096 2000 64
 t=0
 until up=$(events_last up $victim) && [ "${up:-0}" -gt "$down" ]; do
 	t=$((t + 1))
-	[ $t -le 1500 ] || fail "no 'up $victim' event 300 s after it went down"
+	[ $t -le 1500 ] || { diag; fail "no 'up $victim' event 300 s after it went down"; }
 	sleep 0.2
 done
 wait_state $victim up 10

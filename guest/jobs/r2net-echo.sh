@@ -46,12 +46,12 @@ frames() {
 end=$(($(now_ms) + 300000))
 for p in $peers; do
 	want=$((2 * sent + $(nstat "$p" connects)))
-	while [ "$(frames "$p" rx)" -lt $want ] || [ "$(frames "$p" tx)" -lt $want ]; do
+	while rx=$(frames "$p" rx) tx=$(frames "$p" tx); [ "$rx" -lt $want ] || [ "$tx" -lt $want ]; do
 		[ "$(now_ms)" -lt $end ] ||
-			fail "node $p: $(frames "$p" rx) messages in and $(frames "$p" tx) out, want $want each"
+			{ diag; fail "node $p: $rx messages in and $tx out, want $want each"; }
 		sleep 0.5
 	done
-	ok "node $p: its $sent echoes were served here ($(frames "$p" rx) messages in, $(frames "$p" tx) out, keepalives not counted)"
+	ok "node $p: its $sent echoes were served here ($rx messages in, $tx out, want $want; keepalives not counted)"
 done
 
 for p in $peers; do
@@ -62,4 +62,6 @@ for p in $peers; do
 		"bytes_tx $(nstat "$p" bytes_tx) bytes_rx $(nstat "$p" bytes_rx), in_flight 0," \
 		"no rejects, timeouts, errors or disconnects; rtt avg $(nstat "$p" rtt_avg_us) us"
 done
+diag
+ok "longest 0.5 s sleep took $(cat /run/gap)"
 no_leaks

@@ -29,6 +29,35 @@ wait_state() {
 	done
 }
 
+# watch_gaps: in the background, note the longest time this guest took
+# to come back from a 0.5 s sleep (a stalled vCPU shows here).
+watch_gaps() {
+	(
+		prev=$(now_ms) max=0
+		while sleep 0.5; do
+			t=$(now_ms)
+			if [ $((t - prev)) -gt $max ]; then
+				max=$((t - prev))
+				echo "$max ms, ending at $t ms" > /run/gap
+			fi
+			prev=$t
+		done
+	) &
+}
+
+# diag: what r2net and TCP saw, on the console, for a failure's log.
+diag() {
+	echo "--- diag at $(now_ms) ms; longest sleep 0.5 s: $(cat /run/gap 2>/dev/null)"
+	for f in "$r2n"/nodes/*; do
+		echo "$f: $(awk '$2 != 0 { printf "%s %s  ", $1, $2 }' "$f")"
+	done
+	awk '/^(Tcp|TcpExt):/ { if (h[$1]) { for (i = 2; i <= NF; i++)
+		if ($i != 0) printf "%s=%s ", n[$1, i], $i; print "" }
+		else { h[$1] = 1; for (i = 2; i <= NF; i++) n[$1, i] = $i } }' \
+		/proc/net/snmp /proc/net/netstat
+	cat $r2e/events
+}
+
 # r2net_up: load r2net and r2echo, configure the cluster of
 # /etc/ramster.conf with the short timeouts, and wait until every other
 # node is up.  Sets me (this node's number) and peers (the others').
@@ -50,6 +79,7 @@ r2net_up() {
 	c=$(ls -d /sys/kernel/config/r2net/*/)
 	[ "$(cat "$c/idle_timeout_ms")" = $idle_ms ] ||
 		fail "idle_timeout_ms is $(cat "$c/idle_timeout_ms"), want $idle_ms from ramster.conf"
+	watch_gaps
 	t0=$(now_ms)
 	for p in $peers; do
 		wait_state "$p" up 120
@@ -82,6 +112,7 @@ echo_ok() {
 	   [ "$(val mismatches)" != 0 ] || [ "$(val lost)" != 0 ] ||
 	   [ "$(val duplicates)" != 0 ]; then
 		cat /run/echo.out
+		diag
 		fail "$*: $(summary)"
 	fi
 	ok "$*: $(summary)"
