@@ -585,6 +585,15 @@ static void r2net_idle_work_fn(struct work_struct *work)
 	struct r2net_conn *conn = container_of(to_delayed_work(work),
 					       struct r2net_conn, idle_work);
 
+	/*
+	 * Bytes waiting in the socket mean the peer is alive and this
+	 * node's receive thread is what is slow (a starved vCPU): wait on.
+	 */
+	if (!skb_queue_empty_lockless(&conn->sock->sk->sk_receive_queue)) {
+		mod_delayed_work(r2net_wq, &conn->idle_work,
+				 msecs_to_jiffies(r2net_info.idle_timeout_ms));
+		return;
+	}
 	pr_warn("node %u (%pI4): nothing heard for %u ms%s; closing the connection\n",
 		conn->num, &conn->peer_addr, r2net_info.idle_timeout_ms,
 		test_bit(R2NET_CONN_UP, &conn->flags) ? "" :
