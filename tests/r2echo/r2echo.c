@@ -456,6 +456,7 @@ static int r2echo_run_async(const struct r2echo_cmd *c,
 		spin_unlock(&r2echo_async_lock);
 		if (stop)
 			break;
+		cond_resched();
 	}
 	wait_event_killable_timeout(a->wq, r2echo_async_settled(a),
 				    msecs_to_jiffies(wait_ms));
