@@ -2,8 +2,9 @@
 # (sourced by them; not a job of its own).
 r2e=/sys/kernel/debug/r2echo
 r2n=/sys/kernel/debug/r2net
-# Short timeouts, so that a dead node is noticed in seconds.
-idle_ms=4000 keepalive_ms=1000 reconnect_ms=1000
+# Short timeouts by default, so that a dead node is noticed in seconds; a
+# job may set its own before sourcing this.
+: "${idle_ms:=4000}" "${keepalive_ms:=1000}" "${reconnect_ms:=1000}"
 
 # now_ms: CLOCK_BOOTTIME in ms (/proc/uptime, 10 ms steps), the clock of
 # r2echo's events.
