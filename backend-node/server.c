@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * server.c - the memory server's r2net handlers for the tmem operations.
+ *
+ * One handler per tmem message type (key BACKEND_SERVER_KEY), registered
+ * with the exact payload length of its type.  Each decodes its payload with
+ * the ABI's decoder, checks what the decoder leaves to the server (pool id
+ * range; a private pool carries no uuid) and calls the store with the
+ * sender's node number as the client.  The store's result is the reply's
+ * status; a GET that finds its page replies with the handle and the page
+ * (struct r2net_tmem_page_le).
+ *
+ * r2net has checked the frame's length against the type already; the
+ * checks here do not rely on it.  Nothing from the network reaches a
+ * BUG_ON(): a malformed request is answered -TMEM_EINVAL and counted.
+ */
+#include <linux/atomic.h>
+#include <linux/kernel.h>
+
+#include "r2net.h"
+#include "tmem.h"
+#include "server.h"
+
+static atomic64_t server_requests[BACKEND_SERVER_NR_OPS];
+static atomic64_t server_errors[BACKEND_SERVER_NR_ERRS];
+static atomic64_t server_get_hits;
+static atomic64_t server_get_misses;
+
+static const char * const server_op_names[BACKEND_SERVER_NR_OPS] = {
+	[BACKEND_SERVER_NEW_POOL]	= "new_pool",
+	[BACKEND_SERVER_DESTROY_POOL]	= "destroy_pool",
+	[BACKEND_SERVER_PUT]		= "put",
+	[BACKEND_SERVER_GET]		= "get",
+	[BACKEND_SERVER_FLUSH_PAGE]	= "flush_page",
+	[BACKEND_SERVER_FLUSH_OBJECT]	= "flush_object",
+};
+
+static const char * const server_err_names[BACKEND_SERVER_NR_ERRS] = {
+	[BACKEND_SERVER_BAD_LENGTH]	= "bad_length",
+	[BACKEND_SERVER_BAD_PAYLOAD]	= "bad_payload",
+	[BACKEND_SERVER_BAD_POOL_ID]	= "bad_pool_id",
+	[BACKEND_SERVER_EPERM]		= "eperm",
+	[BACKEND_SERVER_ENOMEM]		= "enomem",
+	[BACKEND_SERVER_ENODEV]		= "enodev",
+	[BACKEND_SERVER_OTHER]		= "other",
+};
+
+const char *backend_server_op_name(enum backend_server_op op)
+{
+	return op < BACKEND_SERVER_NR_OPS ? server_op_names[op] : "unknown";
+}
+
+const char *backend_server_err_name(enum backend_server_err err)
+{
+	return err < BACKEND_SERVER_NR_ERRS ? server_err_names[err] : "unknown";
+}
+
+static s32 server_error(enum backend_server_err err, s32 status)
+{
+	atomic64_inc(&server_errors[err]);
+	return status;
+}
+
+/* A payload the decoder refused: -TMEM_EINVAL, counted by reason. */
+static s32 server_malformed(enum r2net_reject r)
+{
+	return server_error(r == R2NET_REJECT_BAD_LENGTH ?
+			    BACKEND_SERVER_BAD_LENGTH :
+			    BACKEND_SERVER_BAD_PAYLOAD, -TMEM_EINVAL);
+}
+
+static bool server_pool_id_ok(u32 pool_id)
+{
+	return pool_id < TMEM_MAX_POOLS_PER_CLIENT;
+}
+
+/* Count the store's result and pass it on. */
+static s32 server_result(int ret)
+{
+	if (ret >= 0)
+		return ret;
+	switch (-ret) {
+	case TMEM_EPERM:
+		return server_error(BACKEND_SERVER_EPERM, ret);
+	case TMEM_ENOMEM:
+		return server_error(BACKEND_SERVER_ENOMEM, ret);
+	case TMEM_ENODEV:
+		return server_error(BACKEND_SERVER_ENODEV, ret);
+	default:
+		return server_error(BACKEND_SERVER_OTHER, ret);
+	}
+}
+
+/*
+ * Decode a request that is just a handle (GET, FLUSH_PAGE, FLUSH_OBJECT).
+ * Returns 0, or the status to reply with.
+ */
+static s32 server_handle(struct r2net_request *req, struct tmem_handle *h)
+{
+	enum r2net_reject r;
+
+	r = r2net_tmem_handle_decode(h, req->data, req->len);
+	if (r != R2NET_ACCEPT)
+		return server_malformed(r);
+	if (!server_pool_id_ok(h->pool_id))
+		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
+	return 0;
+}
+
+static s32 server_new_pool(struct r2net_request *req, void *data)
+{
+	struct r2net_tmem_new_pool np;
+	enum r2net_reject r;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_NEW_POOL]);
+	r = r2net_tmem_new_pool_decode(&np, req->data, req->len);
+	if (r != R2NET_ACCEPT)
+		return server_malformed(r);
+	/* r2net_wire.h: the uuid is {0, 0} for a private pool. */
+	if (!(np.flags & TMEM_POOL_SHARED) && (np.uuid[0] || np.uuid[1]))
+		return server_error(BACKEND_SERVER_BAD_PAYLOAD, -TMEM_EINVAL);
+	return server_result(tmem_new_pool(data, req->node, np.flags,
+					   np.uuid));
+}
+
+static s32 server_destroy_pool(struct r2net_request *req, void *data)
+{
+	enum r2net_reject r;
+	u32 pool_id;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_DESTROY_POOL]);
+	r = r2net_tmem_pool_decode(&pool_id, req->data, req->len);
+	if (r != R2NET_ACCEPT)
+		return server_malformed(r);
+	if (!server_pool_id_ok(pool_id))
+		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
+	return server_result(tmem_destroy_pool(data, req->node, pool_id));
+}
+
+static s32 server_put(struct r2net_request *req, void *data)
+{
+	struct tmem_handle h;
+	enum r2net_reject r;
+	const u8 *page;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_PUT]);
+	r = r2net_tmem_page_decode(&h, &page, req->data, req->len);
+	if (r != R2NET_ACCEPT)
+		return server_malformed(r);
+	if (!server_pool_id_ok(h.pool_id))
+		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
+	return server_result(tmem_put(data, req->node, &h, page));
+}
+
+static s32 server_get(struct r2net_request *req, void *data)
+{
+	struct r2net_tmem_page_le *reply = req->reply;
+	struct tmem_handle h;
+	s32 ret;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_GET]);
+	ret = server_handle(req, &h);
+	if (ret)
+		return ret;
+	ret = tmem_get(data, req->node, &h, reply->data);
+	if (ret == 1) {
+		tmem_handle_to_le(&reply->handle, &h);
+		req->reply_len = R2NET_PAGE_MSG_LEN;
+		atomic64_inc(&server_get_hits);
+	} else if (ret == 0) {
+		atomic64_inc(&server_get_misses);
+	}
+	return server_result(ret);
+}
+
+static s32 server_flush_page(struct r2net_request *req, void *data)
+{
+	struct tmem_handle h;
+	s32 ret;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_FLUSH_PAGE]);
+	ret = server_handle(req, &h);
+	if (ret)
+		return ret;
+	return server_result(tmem_flush_page(data, req->node, &h));
+}
+
+static s32 server_flush_object(struct r2net_request *req, void *data)
+{
+	struct tmem_handle h;
+	s32 ret;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_FLUSH_OBJECT]);
+	/* The index is ignored: any value will do. */
+	ret = server_handle(req, &h);
+	if (ret)
+		return ret;
+	return server_result(tmem_flush_object(data, req->node, &h));
+}
+
+static const struct {
+	u16			type;
+	u32			len;
+	r2net_handler_fn	fn;
+} server_handlers[] = {
+	{ R2NET_MSG_TMEM_NEW_POOL, R2NET_NEW_POOL_LEN, server_new_pool },
+	{ R2NET_MSG_TMEM_DESTROY_POOL, R2NET_POOL_LEN, server_destroy_pool },
+	{ R2NET_MSG_TMEM_PUT_PAGE, R2NET_PAGE_MSG_LEN, server_put },
+	{ R2NET_MSG_TMEM_GET_PAGE, R2NET_HANDLE_LEN, server_get },
+	{ R2NET_MSG_TMEM_FLUSH_PAGE, R2NET_HANDLE_LEN, server_flush_page },
+	{ R2NET_MSG_TMEM_FLUSH_OBJECT, R2NET_HANDLE_LEN, server_flush_object },
+};
+
+void backend_server_stats(struct backend_server_stats *st)
+{
+	int i;
+
+	for (i = 0; i < BACKEND_SERVER_NR_OPS; i++)
+		st->requests[i] = atomic64_read(&server_requests[i]);
+	for (i = 0; i < BACKEND_SERVER_NR_ERRS; i++)
+		st->errors[i] = atomic64_read(&server_errors[i]);
+	st->get_hits = atomic64_read(&server_get_hits);
+	st->get_misses = atomic64_read(&server_get_misses);
+}
+
+/**
+ * backend_server_init() - serve the tmem operations on @store over r2net
+ * @store: the store; must outlive backend_server_exit()
+ *
+ * Context: process context; r2net.ko is loaded (a symbol dependency).
+ * Return: 0, or r2net_register_handler()'s error (nothing registered).
+ */
+int backend_server_init(struct tmem_store *store)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(server_handlers); i++) {
+		ret = r2net_register_handler(server_handlers[i].type,
+					     BACKEND_SERVER_KEY,
+					     server_handlers[i].len,
+					     server_handlers[i].fn, store);
+		if (ret) {
+			pr_err("cannot register the handler for type %#x: %d\n",
+			       server_handlers[i].type, ret);
+			goto fail;
+		}
+	}
+	pr_info("serving tmem over r2net (types %#x..%#x, key %u)\n",
+		R2NET_MSG_TMEM_NEW_POOL, R2NET_MSG_TMEM_FLUSH_OBJECT,
+		BACKEND_SERVER_KEY);
+	return 0;
+
+fail:
+	while (i--)
+		r2net_unregister_handler(server_handlers[i].type,
+					 BACKEND_SERVER_KEY);
+	return ret;
+}
+
+/*
+ * backend_server_exit() - stop serving; returns when no handler runs.
+ * Logs what was served, one "served:" line with every counter.
+ */
+void backend_server_exit(void)
+{
+	struct backend_server_stats st;
+	char line[384];
+	int i, n = 0;
+
+	for (i = ARRAY_SIZE(server_handlers) - 1; i >= 0; i--)
+		r2net_unregister_handler(server_handlers[i].type,
+					 BACKEND_SERVER_KEY);
+
+	backend_server_stats(&st);
+	for (i = 0; i < BACKEND_SERVER_NR_OPS; i++)
+		n += scnprintf(line + n, sizeof(line) - n, " %s %llu",
+			       server_op_names[i], st.requests[i]);
+	n += scnprintf(line + n, sizeof(line) - n, " get_hits %llu get_misses %llu",
+		       st.get_hits, st.get_misses);
+	for (i = 0; i < BACKEND_SERVER_NR_ERRS; i++)
+		n += scnprintf(line + n, sizeof(line) - n, " err_%s %llu",
+			       server_err_names[i], st.errors[i]);
+	pr_info("served:%s\n", line);
+}
