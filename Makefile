@@ -12,8 +12,8 @@ CLUSTER ?= libvirt-xml/default.cluster
 TOOL = tools/ramster-cluster/ramster-cluster
 GUEST_BINS = $(BUILD)/swapcheck $(BUILD)/r2inject $(BUILD)/tcpping
 MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko tests/r2echo/r2echo.ko \
-	backend-node/ramster_backend.ko
-MODULE_DIRS = tests/probe r2net tests/r2echo backend-node
+	tests/tmemclient/tmemclient.ko backend-node/ramster_backend.ko
+MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
 .PHONY: all deps kernel modules image tools demo down test check clean help bench-r2net
