@@ -52,6 +52,7 @@
  * (puts then fail with -TMEM_ENODEV), frees every object and drops the
  * slots' reference; the last reference frees the empty pool.
  */
+#include <linux/export.h>
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/list.h>
@@ -72,6 +73,10 @@
 
 /* tmem_evict() gives up after this many pages in a row went away. */
 #define TMEM_EVICT_MISSES	16
+/* How far from the LRU's tail eviction looks for one client's page. */
+#define TMEM_EVICT_SCAN		512
+/* Evictions a put may run to get under a limit before it fails. */
+#define TMEM_ADMIT_ROUNDS	64
 
 struct tmem_pool {
 	struct tmem_store *store;
@@ -111,6 +116,9 @@ struct tmem_client {
 
 struct tmem_store {
 	const struct tmem_data_ops *ops;
+	void *priv;			/* the data layer's, for the ops */
+	unsigned long max_frames;	/* 0: none; READ_ONCE */
+	unsigned long client_quota;	/* 0: none; READ_ONCE */
 
 	rwlock_t pools_lock;		/* clients, their slots, shared */
 	struct tmem_client *clients[TMEM_MAX_CLIENTS];
@@ -135,6 +143,8 @@ struct tmem_store {
 	atomic_long_t flush_objects;
 	atomic_long_t flushed_pages;
 	atomic_long_t evictions;
+	atomic_long_t reject_limit;
+	atomic_long_t reject_quota;
 };
 
 static struct kmem_cache *tmem_obj_cache;
@@ -148,6 +158,11 @@ bool tmem_pool_persistent(const struct tmem_pool *pool)
 bool tmem_pool_shared(const struct tmem_pool *pool)
 {
 	return pool->shared;
+}
+
+void *tmem_pool_priv(const struct tmem_pool *pool)
+{
+	return pool->store->priv;
 }
 
 static bool tmem_uuid_eq(const u64 *a, const u64 *b)
@@ -646,6 +661,7 @@ int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
 	kfree(fresh);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(tmem_new_pool);
 
 /**
  * tmem_destroy_pool() - a client lets go of one of its pools
@@ -678,6 +694,7 @@ int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id)
 	tmem_pool_release(store, pool, last);
 	return 1;
 }
+EXPORT_SYMBOL_GPL(tmem_destroy_pool);
 
 /**
  * tmem_destroy_client() - let go of every pool of a client
@@ -760,6 +777,9 @@ int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
 
 /* Page operations -------------------------------------------------------- */
 
+static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
+		      u8 node);
+
 /**
  * tmem_put() - store a page under a handle
  * @store: the store
@@ -769,7 +789,11 @@ int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
  *
  * A page already stored under @h is replaced.  A put that fails leaves no
  * page under @h: if it cannot store the new data it flushes the old.
- * Ephemeral pages go to the head of the LRU.
+ * Ephemeral pages go to the head of the LRU.  At a limit (tmem_set_limits())
+ * the put first evicts ephemeral pages, oldest first: the client's own for
+ * its quota, anyone's for the store's page frames; if that does not get
+ * under the limit the put fails with -TMEM_ENOMEM and no page is lost that
+ * a put had stored before.
  *
  * Context: process context; may sleep.
  * Return: 1, -TMEM_ENODEV (no such pool), -TMEM_ENOMEM, or the data
@@ -791,6 +815,9 @@ int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 		return -TMEM_ENODEV;
 	}
 
+	ret = tmem_admit(store, pool, node);
+	if (ret)
+		goto out;
 	data = store->ops->create(page, pool, &err);
 	if (!data) {
 		ret = err < 0 ? err : -TMEM_ENOMEM;
@@ -890,6 +917,7 @@ out:
 	tmem_pool_put(pool);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(tmem_put);
 
 /**
  * tmem_get() - copy a stored page out
@@ -959,6 +987,7 @@ int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 	tmem_pool_put(pool);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(tmem_get);
 
 /**
  * tmem_flush_page() - drop a page
@@ -983,6 +1012,7 @@ int tmem_flush_page(struct tmem_store *store, u8 node,
 	tmem_pool_put(pool);
 	return 1;
 }
+EXPORT_SYMBOL_GPL(tmem_flush_page);
 
 /**
  * tmem_flush_object() - drop every page of an object
@@ -1018,23 +1048,27 @@ int tmem_flush_object(struct tmem_store *store, u8 node,
 
 /* Eviction --------------------------------------------------------------- */
 
-/**
- * tmem_evict() - free the least recently used ephemeral pages
- * @store: the store
- * @nr: how many
- *
- * Persistent pages are never evicted.  The oldest page is picked under
- * store->lock and moved to the LRU head (so that concurrent evictors pick
- * different pages), then flushed in the usual lock order if it is still
- * stored.  A page that went away in between is not counted; if its handle
- * was put again meanwhile, the newer page may be the one evicted, which an
- * ephemeral pool allows.
- *
- * Context: process context; may sleep.
- * Return: the number of pages freed; less than @nr when the LRU ran dry
- * or pages kept going away under it.
+/*
+ * The oldest ephemeral page, of @node unless @node is -1 (looking no
+ * further than TMEM_EVICT_SCAN pages from the tail); store->lock held.
  */
-unsigned long tmem_evict(struct tmem_store *store, unsigned long nr)
+static struct tmem_pgp *tmem_lru_oldest(struct tmem_store *store, int node)
+{
+	struct tmem_pgp *pgp;
+	int scanned = 0;
+
+	list_for_each_entry_reverse(pgp, &store->lru, lru) {
+		if (node < 0 || pgp->node == node)
+			return pgp;
+		if (++scanned == TMEM_EVICT_SCAN)
+			break;
+	}
+	return NULL;
+}
+
+/* tmem_evict(), of @node's pages only unless @node is -1. */
+static unsigned long tmem_evict_some(struct tmem_store *store,
+				     unsigned long nr, int node)
 {
 	unsigned long done = 0;
 	int missed = 0;
@@ -1046,9 +1080,8 @@ unsigned long tmem_evict(struct tmem_store *store, unsigned long nr)
 		u32 index;
 
 		spin_lock(&store->lock);
-		pgp = NULL;
-		if (!list_empty(&store->lru)) {
-			pgp = list_last_entry(&store->lru, struct tmem_pgp, lru);
+		pgp = tmem_lru_oldest(store, node);
+		if (pgp) {
 			list_move(&pgp->lru, &store->lru);
 			pool = pgp->obj->pool;
 			refcount_inc(&pool->refs);
@@ -1071,6 +1104,90 @@ unsigned long tmem_evict(struct tmem_store *store, unsigned long nr)
 	}
 	return done;
 }
+
+/**
+ * tmem_evict() - free the least recently used ephemeral pages
+ * @store: the store
+ * @nr: how many
+ *
+ * Persistent pages are never evicted.  The oldest page is picked under
+ * store->lock and moved to the LRU head (so that concurrent evictors pick
+ * different pages), then flushed in the usual lock order if it is still
+ * stored.  A page that went away in between is not counted; if its handle
+ * was put again meanwhile, the newer page may be the one evicted, which an
+ * ephemeral pool allows.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of pages freed; less than @nr when the LRU ran dry
+ * or pages kept going away under it.
+ */
+unsigned long tmem_evict(struct tmem_store *store, unsigned long nr)
+{
+	return tmem_evict_some(store, nr, -1);
+}
+
+/* Limits ----------------------------------------------------------------- */
+
+/* Pages @node has stored now. */
+static u64 tmem_client_total(struct tmem_store *store, u8 node)
+{
+	u64 n;
+
+	spin_lock(&store->lock);
+	n = store->client_pages[node][0] + store->client_pages[node][1];
+	spin_unlock(&store->lock);
+	return n;
+}
+
+/*
+ * May @node put a page into @pool now?  Evicts ephemeral pages to get
+ * under the limits; 0 or -TMEM_ENOMEM.  A duplicate put is held to the
+ * limits too: it may need more room than the page it replaces.
+ */
+static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
+		      u8 node)
+{
+	bool over_quota, over_frames;
+	int round;
+
+	for (round = 0; ; round++) {
+		unsigned long quota = READ_ONCE(store->client_quota);
+		unsigned long frames = READ_ONCE(store->max_frames);
+		u64 total = quota ? tmem_client_total(store, node) : 0;
+
+		over_quota = quota && total >= quota;
+		over_frames = frames && store->ops->frames &&
+			      store->ops->frames(store->priv) >= frames;
+		if (!over_quota && !over_frames)
+			return 0;
+		/* Just enough for the quota; frames free up page by page. */
+		if (round == TMEM_ADMIT_ROUNDS ||
+		    !tmem_evict_some(store, over_quota ? total - quota + 1 : 1,
+				     over_quota ? node : -1))
+			break;
+	}
+	atomic_long_inc(over_quota ? &store->reject_quota :
+			&store->reject_limit);
+	return -TMEM_ENOMEM;
+}
+
+/**
+ * tmem_set_limits() - set a store's limits, from then on
+ * @store: the store
+ * @max_frames: page frames its data may hold (&tmem_data_ops.frames), or 0
+ *	for no limit
+ * @client_quota: pages one client may have stored, or 0 for no limit
+ *
+ * Pages stored beyond new limits stay until eviction or flushes make room;
+ * only puts are held to them.
+ */
+void tmem_set_limits(struct tmem_store *store, unsigned long max_frames,
+		     unsigned long client_quota)
+{
+	WRITE_ONCE(store->max_frames, max_frames);
+	WRITE_ONCE(store->client_quota, client_quota);
+}
+EXPORT_SYMBOL_GPL(tmem_set_limits);
 
 /* Counters --------------------------------------------------------------- */
 
@@ -1099,7 +1216,10 @@ void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st)
 	st->flush_objects = atomic_long_read(&store->flush_objects);
 	st->flushed_pages = atomic_long_read(&store->flushed_pages);
 	st->evictions = atomic_long_read(&store->evictions);
+	st->reject_limit = atomic_long_read(&store->reject_limit);
+	st->reject_quota = atomic_long_read(&store->reject_quota);
 }
+EXPORT_SYMBOL_GPL(tmem_stats_snapshot);
 
 /**
  * tmem_client_stats() - read one client's share of a store
@@ -1133,22 +1253,26 @@ void tmem_client_stats(struct tmem_store *store, u8 node,
 /**
  * tmem_store_create() - an empty store
  * @ops: how it keeps page contents; must outlive the store
+ * @priv: the data layer's own pointer, for the ops (tmem_pool_priv())
  *
  * Context: process context; may sleep.
  * Return: the store, or NULL when out of memory.
  */
-struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops)
+struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops,
+				     void *priv)
 {
 	struct tmem_store *store = kzalloc(sizeof(*store), GFP_KERNEL);
 
 	if (!store)
 		return NULL;
 	store->ops = ops;
+	store->priv = priv;
 	rwlock_init(&store->pools_lock);
 	spin_lock_init(&store->lock);
 	INIT_LIST_HEAD(&store->lru);
 	return store;
 }
+EXPORT_SYMBOL_GPL(tmem_store_create);
 
 /**
  * tmem_store_destroy() - free a store with every pool and page in it
@@ -1172,6 +1296,7 @@ void tmem_store_destroy(struct tmem_store *store)
 		     !list_empty(&store->lru));
 	kfree(store);
 }
+EXPORT_SYMBOL_GPL(tmem_store_destroy);
 
 /**
  * tmem_init() - set up what every store shares

@@ -41,11 +41,15 @@ struct tmem_pool;
  *	errno that the get returns.  Called with spinlocks held (when the
  *	page stays in the store): must not sleep.
  * @free: free the data.  Process context, no store lock held.
+ * @frames: how many page frames the data of the store with this priv
+ *	(tmem_store_create()) holds now; optional: without it the store's
+ *	max_frames limit does nothing.  Process context, no store lock held.
  */
 struct tmem_data_ops {
 	void *(*create)(const void *page, struct tmem_pool *pool, int *err);
 	int (*get)(void *data, void *page);
 	void (*free)(void *data, struct tmem_pool *pool);
+	unsigned long (*frames)(void *priv);
 };
 
 /**
@@ -65,7 +69,9 @@ struct tmem_data_ops {
  * @flush_pages: flush-page operations
  * @flush_objects: flush-object operations
  * @flushed_pages: pages freed by flush operations
- * @evictions: ephemeral pages freed by tmem_evict()
+ * @evictions: ephemeral pages evicted (tmem_evict(), and puts at a limit)
+ * @reject_limit: puts refused: the store's page frames at max_frames
+ * @reject_quota: puts refused: their client at its quota
  */
 struct tmem_stats {
 	u64 eph_pages;
@@ -84,6 +90,8 @@ struct tmem_stats {
 	u64 flush_objects;
 	u64 flushed_pages;
 	u64 evictions;
+	u64 reject_limit;
+	u64 reject_quota;
 };
 
 /**
@@ -104,7 +112,8 @@ struct tmem_client_stats {
 int tmem_init(void);
 void tmem_exit(void);
 
-struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops);
+struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops,
+				     void *priv);
 void tmem_store_destroy(struct tmem_store *store);
 
 int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
@@ -124,6 +133,8 @@ int tmem_flush_object(struct tmem_store *store, u8 node,
 		      const struct tmem_handle *h);
 
 unsigned long tmem_evict(struct tmem_store *store, unsigned long nr);
+void tmem_set_limits(struct tmem_store *store, unsigned long max_frames,
+		     unsigned long client_quota);
 
 void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st);
 void tmem_client_stats(struct tmem_store *store, u8 node,
@@ -131,6 +142,7 @@ void tmem_client_stats(struct tmem_store *store, u8 node,
 
 bool tmem_pool_persistent(const struct tmem_pool *pool);
 bool tmem_pool_shared(const struct tmem_pool *pool);
+void *tmem_pool_priv(const struct tmem_pool *pool);
 
 /* tmem_selftest.c: runs every case; returns how many failed. */
 int tmem_selftest(void);

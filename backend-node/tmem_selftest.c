@@ -54,10 +54,17 @@ static void st_free(void *data, struct tmem_pool *pool)
 	atomic_dec(&st_live);
 }
 
+/* One "page frame" per live buffer, for the store's max_frames. */
+static unsigned long st_frames(void *priv)
+{
+	return atomic_read(&st_live);
+}
+
 static const struct tmem_data_ops st_ops = {
 	.create = st_create,
 	.get = st_get,
 	.free = st_free,
+	.frames = st_frames,
 };
 
 /* Checks ------------------------------------------------------------------ */
@@ -1015,6 +1022,144 @@ out:
 	kfree(r);
 }
 
+/* A put refused with -TMEM_ENOMEM (and nothing left under its handle). */
+static bool st_put_refused(struct st *t, u8 node, const struct tmem_handle *h,
+			   u32 ver)
+{
+	int ret;
+
+	st_fill(t->want, h, ver);
+	ret = tmem_put(t->store, node, h, t->want);
+	return !st_bad(t, ret != -TMEM_ENOMEM,
+		       "put(node %u pool %u index %u) at a limit returned %d, want %d",
+		       node, h->pool_id, h->index, ret, -TMEM_ENOMEM);
+}
+
+/* At its quota a client's ephemeral puts evict its own oldest pages. */
+static void st_quota_lru(struct st *t)
+{
+	int i;
+
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 2, false, false, NULL, 0))
+		return;
+	tmem_set_limits(t->store, 0, 10);
+	for (i = 0; i < 5; i++) {
+		struct tmem_handle a = st_h(0, 1, i), b = st_h(0, 2, i);
+
+		if (!st_put(t, 1, &a, 1) || !st_put(t, 2, &b, 1))
+			return;
+	}
+	for (i = 5; i < 15; i++) {
+		struct tmem_handle a = st_h(0, 1, i);
+
+		if (!st_put(t, 1, &a, 1))
+			return;
+	}
+	if (!st_stat(t, evictions, 5) || !st_stat(t, eph_pages, 15) ||
+	    !st_stat(t, reject_quota, 0))
+		return;
+	for (i = 0; i < 15; i++) {
+		struct tmem_handle a = st_h(0, 1, i);
+
+		if (i < 5 ? !st_miss(t, 1, &a) : !st_hit(t, 1, &a, 1))
+			return;
+	}
+	for (i = 0; i < 5; i++) {
+		struct tmem_handle b = st_h(0, 2, i);
+
+		if (!st_hit(t, 2, &b, 1))
+			return;
+	}
+}
+
+/*
+ * At its quota a client's persistent put evicts its ephemeral pages, then
+ * is refused; its persistent pages are all kept.  A duplicate put refused
+ * there leaves no stale page.
+ */
+static void st_quota_persistent(struct st *t)
+{
+	struct tmem_handle h;
+	int i;
+
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1))
+		return;
+	tmem_set_limits(t->store, 0, 8);
+	for (i = 0; i < 4; i++) {
+		h = st_h(0, 1, i);
+		if (!st_put(t, 1, &h, 1))
+			return;
+		h = st_h(1, 1, i);
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	for (i = 4; i < 8; i++) {
+		h = st_h(1, 1, i);
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	h = st_h(1, 1, 8);
+	if (!st_stat(t, eph_pages, 0) || !st_stat(t, evictions, 4) ||
+	    !st_put_refused(t, 1, &h, 1) || !st_stat(t, reject_quota, 1) ||
+	    !st_stat(t, pers_pages, 8) || !st_miss(t, 1, &h))
+		return;
+	for (i = 0; i < 8; i++) {
+		h = st_h(1, 1, i);
+		if (!st_hit(t, 1, &h, 1))
+			return;
+	}
+	h = st_h(1, 1, 3);
+	if (!st_put_refused(t, 1, &h, 2) || !st_miss(t, 1, &h) ||
+	    !st_stat(t, pers_pages, 7))
+		return;
+	/* A higher quota lets puts in again. */
+	tmem_set_limits(t->store, 0, 9);
+	if (!st_put(t, 1, &h, 3) || !st_hit(t, 1, &h, 3))
+		return;
+	h = st_h(1, 1, 8);
+	if (st_put(t, 1, &h, 3))
+		st_hit(t, 1, &h, 3);
+}
+
+/*
+ * At the store's frame limit puts evict anyone's ephemeral pages, oldest
+ * first; persistent puts are refused once none are left.
+ */
+static void st_frame_limit(struct st *t)
+{
+	struct tmem_handle h;
+	int i;
+
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 2, true, false, NULL, 0))
+		return;
+	tmem_set_limits(t->store, 6, 0);
+	for (i = 0; i < 10; i++) {
+		h = st_h(0, 1, i);
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	if (!st_live_is(t, 6) || !st_stat(t, evictions, 4))
+		return;
+	for (i = 0; i < 6; i++) {
+		h = st_h(0, 2, i);
+		if (!st_put(t, 2, &h, 1))
+			return;
+	}
+	h = st_h(0, 2, 6);
+	if (!st_stat(t, eph_pages, 0) || !st_stat(t, evictions, 10) ||
+	    !st_put_refused(t, 2, &h, 1) || !st_stat(t, reject_limit, 1) ||
+	    !st_live_is(t, 6))
+		return;
+	for (i = 0; i < 6; i++) {
+		h = st_h(0, 2, i);
+		if (!st_hit(t, 2, &h, 1))
+			return;
+	}
+}
+
 /* The table --------------------------------------------------------------- */
 
 static const struct {
@@ -1038,6 +1183,9 @@ static const struct {
 	{ "client-gone", st_client_gone },
 	{ "concurrency", st_concurrency },
 	{ "eviction-race", st_evict_race },
+	{ "quota-evicts-own-lru", st_quota_lru },
+	{ "quota-persistent-refused", st_quota_persistent },
+	{ "frame-limit", st_frame_limit },
 };
 
 int tmem_selftest(void)
@@ -1051,7 +1199,7 @@ int tmem_selftest(void)
 		atomic_set(&st_fail_creates, 0);
 		t.page = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
 		t.want = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
-		t.store = tmem_store_create(&st_ops);
+		t.store = tmem_store_create(&st_ops, NULL);
 		if (!st_bad(&t, !t.page || !t.want || !t.store, "out of memory"))
 			st_cases[i].run(&t);
 		tmem_store_destroy(t.store);

@@ -34,6 +34,7 @@
 #include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
@@ -249,6 +250,7 @@ struct xv_pool *xv_create_pool(void)
 	spin_lock_init(&pool->lock);
 	return pool;
 }
+EXPORT_SYMBOL_GPL(xv_create_pool);
 
 void xv_destroy_pool(struct xv_pool *pool)
 {
@@ -257,6 +259,7 @@ void xv_destroy_pool(struct xv_pool *pool)
 	WARN_ON_ONCE(pool->pages);
 	kfree(pool);
 }
+EXPORT_SYMBOL_GPL(xv_destroy_pool);
 
 int xv_malloc(struct xv_pool *pool, u32 size, struct page **page,
 	      u32 *offset, gfp_t flags)
@@ -305,6 +308,7 @@ int xv_malloc(struct xv_pool *pool, u32 size, struct page **page,
 	*offset = off + XV_HDR_SIZE;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(xv_malloc);
 
 /* Does @off of the page mapped at @base hold a block in use? */
 static bool xv_block_in_use(void *base, u32 off)
@@ -390,6 +394,7 @@ void xv_free(struct xv_pool *pool, struct page *page, u32 offset)
 	kunmap_local(base);
 	spin_unlock(&pool->lock);
 }
+EXPORT_SYMBOL_GPL(xv_free);
 
 u32 xv_get_object_size(void *obj)
 {
@@ -399,6 +404,7 @@ u32 xv_get_object_size(void *obj)
 		return 0;
 	return b->size;
 }
+EXPORT_SYMBOL_GPL(xv_get_object_size);
 
 u64 xv_get_total_size_bytes(struct xv_pool *pool)
 {
@@ -409,6 +415,7 @@ u64 xv_get_total_size_bytes(struct xv_pool *pool)
 	spin_unlock(&pool->lock);
 	return pages * PAGE_SIZE;
 }
+EXPORT_SYMBOL_GPL(xv_get_total_size_bytes);
 
 void xv_get_stats(struct xv_pool *pool, struct xv_stats *stats)
 {
@@ -420,3 +427,4 @@ void xv_get_stats(struct xv_pool *pool, struct xv_stats *stats)
 	stats->bytes_free = pool->bytes_free;
 	spin_unlock(&pool->lock);
 }
+EXPORT_SYMBOL_GPL(xv_get_stats);
