@@ -12,11 +12,13 @@ CLUSTER ?= libvirt-xml/default.cluster
 TOOL = tools/ramster-cluster/ramster-cluster
 GUEST_BINS = $(BUILD)/swapcheck $(BUILD)/r2inject $(BUILD)/tcpping
 MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko tests/r2echo/r2echo.ko \
-	tests/tmemclient/tmemclient.ko backend-node/ramster_backend.ko
-MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node
+	tests/tmemclient/tmemclient.ko backend-node/ramster_backend.ko \
+	tests/zbench/zbench.ko
+MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
+	tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image tools demo down test check clean help bench-r2net
+.PHONY: all deps kernel modules image tools demo down test check clean help bench-r2net bench-backend
 
 all: image tools
 
@@ -63,6 +65,9 @@ test: all
 
 bench-r2net: all
 	bench/r2net.sh
+
+bench-backend: all
+	bench/backend.sh
 
 check: kernel
 	tests/host/50-kernel-style.sh
