@@ -1,0 +1,264 @@
+# backend-r2net: the memory server serves tmem over r2net
+# (ramster_backend.ko) and a client node checks every answer with
+# tmemclient.ko.  In a persistent pool the client puts $pages pages of
+# mixed content (zero, same-filled, text, random), gets every one back and
+# compares it, flushes one page in eight of the first 128000 and the 500
+# objects of pages 128000..159999 (for 200 000 pages), sees those gets
+# miss and gets the rest back right again; a second put of a page replaces it.  Requests naming
+# an unknown pool get -TMEM_ENODEV, an out-of-range pool id or a
+# malformed NEW_POOL/DESTROY_POOL -TMEM_EINVAL, bad pool flags and a
+# seventeenth pool -TMEM_EPERM.  An ephemeral pool refuses the random
+# pages (they do not compress) and gives every other page back exactly
+# once.  The client then checks r2net's counters and unconfigures r2net.
+#
+# The server needs no 'stay': its job waits until the client has let go
+# of r2net for good (or its node is gone), then unloads the backend and
+# checks the handlers' counts from its "served:" line, and kmemleak.
+#
+# r2net's default timeouts (30 s idle), as in r2net-echo: under TCG a busy
+# link can be silent for seconds.
+idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
+. /jobs/r2net-lib.sh
+# pages: a multiple of 400 (the flushes below divide it).
+pages=200000
+eph_pages=$((pages / 20))
+tc=/sys/kernel/debug/tmemclient
+ko=/lib/modules/ramster
+
+# tc_run CMD...: one tmemclient command; its result goes to /run/tc.out.
+tc_run() {
+	echo "$*" > $tc/run || fail "tmemclient refused '$*'"
+	cat $tc/run > /run/tc.out || fail "cannot read the result of '$*'"
+}
+
+tval() {
+	awk -v k="$1" '$1 == k { print $2 }' /run/tc.out
+}
+
+tsummary() {
+	echo "ok $(tval ok)/$(tval count) missing $(tval missing)" \
+		"errors $(tval errors) (first $(tval first_status))" \
+		"mismatches $(tval mismatches), $(tval pages_per_s) pages/s," \
+		"p50 $(tval lat_p50_us) p99 $(tval lat_p99_us) us"
+}
+
+# tc_check "NAME=VALUE..." CMD...: the last result (of CMD) must have
+# these values, and unless named otherwise ok = count and no misses,
+# errors, mismatches, r2net errors, lost or duplicate completions.
+tc_check() {
+	want=$1
+	shift
+	bad=
+	for kv in ok=$(tval count) missing=0 errors=0 mismatches=0 \
+		net_errors=0 lost=0 duplicates=0; do
+		case " $want " in
+		*" ${kv%%=*}="*) ;;
+		*) want="$want $kv" ;;
+		esac
+	done
+	for kv in $want; do
+		v=$(tval "${kv%%=*}")
+		[ "$v" = "${kv#*=}" ] || bad="$bad ${kv%%=*} $v (want ${kv#*=})"
+	done
+	if [ -n "$bad" ]; then
+		cat /run/tc.out
+		diag
+		fail "$*:$bad"
+	fi
+}
+
+# tc_expect "NAME=VALUE..." CMD...: run CMD, then tc_check.
+tc_expect() {
+	want=$1
+	shift
+	tc_run "$@"
+	tc_check "$want" "$@"
+}
+
+# served NAME: a counter of the backend's "served:" line.
+served() {
+	echo "$served_line" | awk -v k="$1" '{ for (i = 1; i < NF; i++)
+		if ($i == k) { print $(i + 1); f = 1 } } END { exit !f }' ||
+		fail "no $1 in '$served_line'"
+}
+
+r2net_up
+
+if [ "$RAMSTER_ROLE" = memory-server ]; then
+	insmod $ko/ramster_backend.ko || fail "insmod ramster_backend"
+	ok "node $me: ramster_backend serves tmem to $(echo $peers)"
+	# Each client unconfigures r2net when it is done: wait until it has
+	# not been up for 10 s running (a reconnect takes 2 s).
+	end=$(($(now_ms) + 6000000))
+	for p in $peers; do
+		gone=0
+		while [ $gone -lt 10 ]; do
+			[ "$(now_ms)" -lt $end ] || { diag; fail "node $p still up after 6000 s"; }
+			if [ "$(nstat "$p" state)" = up ]; then
+				gone=0
+			else
+				gone=$((gone + 1))
+			fi
+			sleep 1
+		done
+		ok "node $p is done: r2net has not seen it up for 10 s"
+		bad=$(awk '/^rejected_|^timeouts |^send_errors |^late_replies / && $2 != 0' "$r2n/nodes/$p")
+		[ -z "$bad" ] || { cat "$r2n/nodes/$p"; fail "node $p: r2net counts" $bad; }
+	done
+	rmmod ramster_backend || fail "rmmod ramster_backend"
+	served_line=$(dmesg | grep 'ramster_backend: served:' | tail -n 1)
+	[ -n "$served_line" ] || fail "ramster_backend logged no 'served:' line"
+	echo "$served_line"
+	# At least the requests the client's plan sends.
+	[ "$(served put)" -ge $((pages + 1000 + eph_pages)) ] &&
+		[ "$(served get)" -ge $((2 * pages + 1000 + 2 * eph_pages)) ] &&
+		[ "$(served flush_page)" -ge $((pages * 2 / 25)) ] &&
+		[ "$(served flush_object)" -ge $((pages / 400)) ] &&
+		[ "$(served get_hits)" -ge $((pages * 44 / 25 + 1000)) ] &&
+		[ "$(served get_misses)" -ge $((pages * 6 / 25 + eph_pages)) ] ||
+		fail "too few requests served: $served_line"
+	# The client's bad requests, one by one: 3 malformed pool requests,
+	# 3 pool ids x (4 x 8 pages + 1 destroy) out of range, 8 refused
+	# NEW_POOLs, 4 x 8 pages of an unknown pool and 8 of a destroyed one;
+	# the random pages of the ephemeral pool do not fit.
+	for kv in err_bad_length=0 err_bad_payload=3 err_bad_pool_id=99 \
+		err_eperm=8 err_enodev=40 err_other=0; do
+		[ "$(served ${kv%=*})" = ${kv#*=} ] ||
+			fail "${kv%=*} is $(served ${kv%=*}), want ${kv#*=}: $served_line"
+	done
+	[ "$(served err_enomem)" -gt 0 ] || fail "no err_enomem: $served_line"
+	ok "${served_line#*ramster_backend: }"
+	no_leaks
+	exit 0
+fi
+
+srv=$(awk '/^node:/ { n = ""; s = 0; next } /^[a-z]+:/ { s = 0 }
+	$1 == "number" { n = $3 } $1 == "role" && $3 == "memory-server" { s = 1 }
+	s && n != "" { print n; exit }' /etc/ramster.conf)
+[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
+insmod $ko/tmemclient.ko || fail "insmod tmemclient"
+t0=$(now_ms)
+
+# The server loads ramster_backend after r2net: until then r2net answers
+# -EOPNOTSUPP (no handler).
+t=0
+while tc_run pool "$srv" persistent; [ "$(tval first_net_error)" = -95 ]; do
+	t=$((t + 1))
+	[ $t -le 120 ] || fail "node $srv has no tmem handler after 120 s"
+	sleep 1
+done
+tc_check "" pool "$srv" persistent
+P=$(tval status)
+ok "persistent pool $P on node $srv"
+
+tc_expect "" put "$srv" "$P" $pages 1
+ok "put $pages pages ($(tval pages_zero) zero, $(tval pages_same) same-filled," \
+	"$(tval pages_text) text, $(tval pages_random) random): $(tsummary)"
+tc_expect "" get "$srv" "$P" $pages 1
+ok "got all $pages pages back, every one checked: $(tsummary)"
+
+# Flush one page in eight (3, 11, ...) of the first 16/25 of the pages
+# one by one, and the objects (64 pages each) of the next 4/25 whole;
+# with 200 000 pages: pages below 128000 and objects 2000..2499.
+fp=$((pages * 16 / 25)) nfp=$((pages * 2 / 25))
+o1=$((fp / 64)) nobj=$((pages / 400))
+oend=$(((o1 + nobj) * 64))
+tc_expect "" flush "$srv" "$P" $nfp 3 8
+ok "flushed pages 3 + 8 i below $fp: $(tsummary)"
+tc_expect "" flushobj "$srv" "$P" $nobj $o1
+ok "flushed objects $o1..$((o1 + nobj - 1)): $(tsummary)"
+tc_expect "ok=0 missing=$nfp" get "$srv" "$P" $nfp 1 3 8
+tc_expect "ok=0 missing=$((oend - fp))" get "$srv" "$P" $((oend - fp)) 1 $fp
+ok "every flushed page misses: $((nfp + oend - fp)) pages"
+for r in 0 1 2 4 5 6 7; do
+	tc_expect "" get "$srv" "$P" $nfp 1 $r 8
+done
+tc_expect "" get "$srv" "$P" $((pages - oend)) 1 $oend
+ok "the other $((7 * nfp + pages - oend)) pages still come back right: $(tsummary)"
+
+# A second put replaces the page.
+tc_expect "" put "$srv" "$P" 1000 2
+tc_expect "" get "$srv" "$P" 1000 2
+ok "a second put of pages 0..999 replaced them"
+
+# Unknown pool (in range) and out-of-range pool ids.
+U=$(((P + 1) % 16))
+for op in put get; do
+	tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $U 8 1
+done
+for op in flush flushobj; do
+	tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $U 8
+done
+ok "requests for pool $U, which does not exist, get -TMEM_ENODEV"
+for id in 16 255 4294967295; do
+	for op in put get; do
+		tc_expect "ok=0 errors=8 err_einval=8 first_status=-22" $op "$srv" $id 8 1
+	done
+	for op in flush flushobj; do
+		tc_expect "ok=0 errors=8 err_einval=8 first_status=-22" $op "$srv" $id 8
+	done
+	tc_expect "ok=0 errors=1 err_einval=1 status=-22" destroy "$srv" $id
+done
+ok "pool ids 16, 255 and 2^32-1 get -TMEM_EINVAL"
+tc_expect "ok=0 missing=1 status=0" destroy "$srv" $U
+tc_expect "ok=0 errors=1 err_einval=1 status=-22" destroy "$srv" "$P" 1
+tc_expect "ok=0 errors=1 err_einval=1 status=-22" newpool "$srv" 0x01000001 0 0 1
+tc_expect "ok=0 errors=1 err_einval=1 status=-22" newpool "$srv" 0x01000001 5 0 0
+ok "DESTROY_POOL of no pool: 0; reserved fields, a private pool's uuid: -TMEM_EINVAL"
+for flags in 0x00000001 0x02000001 0x01000011 0x01000004 0x01000100 0x01000003; do
+	tc_expect "ok=0 errors=1 err_eperm=1 status=-1" newpool "$srv" $flags 0 0 0
+done
+tc_expect "ok=0 errors=1 err_eperm=1 status=-1" newpool "$srv" 0x01000002 1 2 0
+ok "bad version, page size or flags, shared persistent, shared unauthorised: -TMEM_EPERM"
+
+# Sixteen pools per client: the seventeenth is refused.
+ids=$P
+for i in $(seq 15); do
+	tc_expect "" pool "$srv" persistent
+	ids="$ids $(tval status)"
+done
+[ "$(echo $ids | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 " ] ||
+	fail "pool ids $ids, want 0..15 once each"
+tc_expect "ok=0 errors=1 err_eperm=1 status=-1" pool "$srv" ephemeral
+for id in $ids; do
+	[ "$id" = "$P" ] || tc_expect "" destroy "$srv" "$id"
+done
+ok "pools 0..15, the seventeenth refused with -TMEM_EPERM"
+
+# The persistent pool goes, with its pages.
+tc_expect "" destroy "$srv" "$P"
+tc_expect "ok=0 errors=8 err_enodev=8" get "$srv" "$P" 8 1
+ok "pool $P destroyed; its pages are gone with it"
+
+# Ephemeral: random pages do not compress and are refused; a get takes
+# the page out of the store.
+tc_expect "" pool "$srv" ephemeral
+E=$(tval status)
+tc_run put "$srv" "$E" $eph_pages 3
+r=$(tval pages_random)
+tc_check "ok=$((eph_pages - r)) errors=$r err_enomem=$r" put "$srv" "$E" $eph_pages 3
+ok "ephemeral pool $E: $r random pages of $eph_pages refused (-TMEM_ENOMEM): $(tsummary)"
+tc_expect "ok=$((eph_pages - r)) missing=$r missing_random=$r" get "$srv" "$E" $eph_pages 3
+ok "ephemeral pool $E: every stored page back once, the random ones missing: $(tsummary)"
+tc_expect "ok=0 missing=$eph_pages" get "$srv" "$E" $eph_pages 3
+ok "ephemeral pool $E: a second get misses every page"
+tc_expect "" destroy "$srv" "$E"
+
+for bad in bogus "pool $srv" "pool $srv shared" "pool 255 persistent" \
+	"put $srv 0 0 1" "put $srv 0 1000001 1" "get $srv 0 10" \
+	"get $srv 0 2 1 4294967295" "flush $srv 0 10 0 0" "destroy $srv" \
+	"newpool $srv 1 2 3"; do
+	echo "$bad" 2>/dev/null > $tc/run && fail "tmemclient accepted '$bad'"
+done
+dmesg | grep -q "tmemclient: bad command; usage: pool NODE" ||
+	fail "tmemclient refused bad commands without saying the syntax"
+ok "tmemclient refuses bad commands and says the syntax"
+
+bad=$(awk '/^rejected_|^timeouts |^send_errors |^late_replies |^no_handler |^disconnects |^in_flight / && $2 != 0' "$r2n/nodes/$srv")
+[ -z "$bad" ] || { cat "$r2n/nodes/$srv"; fail "node $srv: r2net counts" $bad; }
+ok "node $srv: msgs_tx $(nstat "$srv" msgs_tx) msgs_rx $(nstat "$srv" msgs_rx)," \
+	"bytes_tx $(nstat "$srv" bytes_tx) bytes_rx $(nstat "$srv" bytes_rx);" \
+	"no rejects, timeouts, errors or disconnects"
+ok "client done in $((($(now_ms) - t0) / 1000)) s"
+rmmod tmemclient || fail "rmmod tmemclient"
+ramsterctl unconfigure || fail "ramsterctl unconfigure"
