@@ -1,0 +1,131 @@
+# backend-clients: one memory server, two clients, through r2net.  The
+# server runs with a quota of 3000 pages per client and a 20 s grace
+# period.
+#
+# Node 2: puts 2000 pages into an ephemeral pool (the random ones are
+# refused), then 2000 into a persistent pool; at the quota those puts
+# evict its ephemeral pages, oldest first, and every get shows which.
+# Up to the quota persistent puts succeed, past it they fail with
+# -TMEM_ENOMEM, and every page accepted comes back right.  Then it drops
+# r2net for a few seconds and comes back within the grace period.
+#
+# Node 3: while node 2 is away, names node 2's pool ids and handles:
+# pool 1 does not exist for it (-TMEM_ENODEV); once it has a pool 1 of
+# its own, gets miss and flushes and a destroy touch only its own.  Then
+# it leaves r2net.
+#
+# Node 2, back: every page it had is still there and right.  The server
+# frees each client's pools once it has been gone for the grace period,
+# and holds no page at the end.
+idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
+. /jobs/r2net-lib.sh
+. /jobs/tmem-lib.sh
+quota=3000 grace_ms=20000
+r2net_up
+srv=$(memory_server)
+[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
+b=/sys/kernel/debug/ramster_backend
+
+if [ "$RAMSTER_ROLE" = memory-server ]; then
+	insmod $ko/ramster_backend.ko client_quota_pages=$quota \
+		client_grace_ms=$grace_ms || fail "insmod ramster_backend"
+	ok "node $me: serving $(echo $peers) with a quota of $quota pages, grace $grace_ms ms"
+	end=$(($(now_ms) + 900000))
+	while [ "$(cat $b/clients_freed)" -lt 2 ]; do
+		[ "$(now_ms)" -lt $end ] ||
+			{ diag; grep . $b/clients*; fail "clients' pools not freed after 900 s"; }
+		sleep 1
+	done
+	for kv in clients_downs=3 clients_returns=1 clients_freed=2 \
+		clients_pending=0 stored_pages=0 eph_pages=0 pers_pages=0; do
+		v=$(cat $b/${kv%%=*})
+		[ "$v" = "${kv#*=}" ] || fail "${kv%%=*} is $v, want ${kv#*=}"
+	done
+	[ -z "$(cat $b/clients)" ] || fail "clients still listed: $(cat $b/clients)"
+	[ "$(cat $b/reject_quota)" -ge 1000 ] || fail "reject_quota is $(cat $b/reject_quota), want >= 1000"
+	[ "$(cat $b/evictions)" -gt 0 ] || fail "no evictions"
+	dmesg | grep -q 'ramster_backend: node 2: back within its grace period' ||
+		fail "no log line of node 2 coming back within its grace period"
+	dmesg | grep -q 'ramster_backend: node 3: down for its grace period; freed its 1 pool(s)' ||
+		fail "no log line of node 3's pool freed after its grace period"
+	ok "node 2 came back within its grace period and kept its pools;" \
+		"both clients' pools freed $grace_ms ms after they left;" \
+		"reject_quota $(cat $b/reject_quota), evictions $(cat $b/evictions), nothing stored"
+	rmmod ramster_backend || fail "rmmod ramster_backend"
+	no_leaks
+	exit 0
+fi
+
+insmod $ko/tmemclient.ko || fail "insmod tmemclient"
+
+if [ "$me" = 3 ]; then
+	# Wait for node 2 to leave: it has filled its pools then.
+	t=0
+	while [ "$(nstat 2 state)" = up ]; do
+		t=$((t + 1))
+		[ $t -le 3000 ] || fail "node 2 still up after 600 s"
+		sleep 0.2
+	done
+	ok "node 2 is away; its pools 0 and 1 hold its pages"
+	for op in "get $srv 1 100 2" "put $srv 1 10 3" "flush $srv 1 100" \
+		"flushobj $srv 1 50"; do
+		n=$(echo "$op" | awk '{ print $4 }')
+		tc_expect "ok=0 errors=$n err_enodev=$n first_status=-19" $op
+	done
+	tc_expect "ok=0 missing=1 status=0" destroy "$srv" 1
+	ok "node 2's pool 1 does not exist for node 3: -TMEM_ENODEV, destroy finds nothing"
+	tc_pool "$srv" persistent
+	[ "$P" = 0 ] || fail "node 3's first pool is $P, want 0"
+	tc_expect "" put "$srv" 0 100 3
+	tc_pool "$srv" persistent
+	[ "$P" = 1 ] || fail "node 3's second pool is $P, want 1"
+	tc_expect "ok=0 missing=3000" get "$srv" 1 3000 2
+	tc_expect "ok=0 missing=1000" get "$srv" 0 1000 2 1000
+	tc_expect "" flush "$srv" 1 3000
+	tc_expect "" flushobj "$srv" 1 50
+	tc_expect "" destroy "$srv" 1
+	tc_expect "" get "$srv" 0 100 3
+	ok "node 3's own pools 0 and 1 do not show node 2's pages; it flushed and destroyed its pool 1"
+	# Leave at once, rather than by the idle timeout when the node stops.
+	ramsterctl unconfigure || fail "ramsterctl unconfigure"
+	exit 0
+fi
+
+# Node 2.
+tc_pool "$srv" ephemeral
+E=$P
+tc_run put "$srv" "$E" 1000 5 0
+rA=$(tval pages_random) okA=$((1000 - $(tval pages_random)))
+tc_check "ok=$okA errors=$rA err_enomem=$rA" put "$srv" "$E" 1000 5 0
+tc_run put "$srv" "$E" 1000 5 1000
+rB=$(tval pages_random) okB=$((1000 - $(tval pages_random)))
+tc_check "ok=$okB errors=$rB err_enomem=$rB" put "$srv" "$E" 1000 5 1000
+x=$((okA + okB - 1000))
+[ $x -gt 0 ] && [ $x -lt $okA ] || fail "ephemeral pages $okA + $okB: this test needs 1000 < total < 1000 + $okA"
+ok "ephemeral pool $E: $okA + $okB pages stored (random ones refused)"
+
+tc_pool "$srv" persistent
+Q=$P
+tc_expect "" put "$srv" "$Q" 2000 2
+ok "persistent pool $Q: 2000 pages; at the quota they evicted $x ephemeral pages"
+tc_expect "ok=$((okA - x)) missing=$((rA + x)) missing_random=$rA" get "$srv" "$E" 1000 5 0
+tc_expect "ok=$okB missing=$rB missing_random=$rB" get "$srv" "$E" 1000 5 1000
+ok "the $x evicted were the oldest: pages 0..999 lost $x, pages 1000..1999 none"
+
+tc_expect "" put "$srv" "$Q" 1000 2 2000
+tc_expect "ok=0 errors=1000 err_enomem=1000 first_status=-12" put "$srv" "$Q" 1000 2 3000
+tc_expect "" get "$srv" "$Q" 3000 2
+tc_expect "ok=0 missing=1000" get "$srv" "$Q" 1000 2 3000
+ok "persistent puts up to the quota ($quota) stored, past it -TMEM_ENOMEM; all 3000 pages back right"
+
+# Away for a few seconds, within the grace period.
+ramsterctl unconfigure || fail "ramsterctl unconfigure"
+sleep 4
+ramsterctl configure || fail "ramsterctl configure again"
+wait_state "$srv" up 60
+ok "back: r2net up with node $srv again"
+not_up_for 3 10 600
+tc_expect "" get "$srv" "$Q" 3000 2
+tc_expect "ok=0 missing=1000" get "$srv" "$Q" 1000 2 3000
+ok "after node 3 tried pool ids 0 and 1 and left: all 3000 of node 2's pages back right"
+ramsterctl unconfigure || fail "ramsterctl unconfigure"

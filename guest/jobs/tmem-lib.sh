@@ -1,0 +1,88 @@
+# tmem-lib: helpers for jobs that drive tmemclient.ko (sourced after
+# r2net-lib.sh; not a job of its own).
+tc=/sys/kernel/debug/tmemclient
+ko=/lib/modules/ramster
+
+# tc_run CMD...: one tmemclient command; its result goes to /run/tc.out.
+tc_run() {
+	echo "$*" > $tc/run || fail "tmemclient refused '$*'"
+	cat $tc/run > /run/tc.out || fail "cannot read the result of '$*'"
+}
+
+# tval NAME: a value of the last result.
+tval() {
+	awk -v k="$1" '$1 == k { print $2 }' /run/tc.out
+}
+
+tsummary() {
+	echo "ok $(tval ok)/$(tval count) missing $(tval missing)" \
+		"errors $(tval errors) (first $(tval first_status))" \
+		"mismatches $(tval mismatches), $(tval pages_per_s) pages/s," \
+		"p50 $(tval lat_p50_us) p99 $(tval lat_p99_us) us"
+}
+
+# tc_check "NAME=VALUE..." CMD...: the last result (of CMD) must have
+# these values, and unless named otherwise ok = count and no misses,
+# errors, mismatches, r2net errors, lost or duplicate completions.
+tc_check() {
+	want=$1
+	shift
+	bad=
+	for kv in ok=$(tval count) missing=0 errors=0 mismatches=0 \
+		net_errors=0 lost=0 duplicates=0; do
+		case " $want " in
+		*" ${kv%%=*}="*) ;;
+		*) want="$want $kv" ;;
+		esac
+	done
+	for kv in $want; do
+		v=$(tval "${kv%%=*}")
+		[ "$v" = "${kv#*=}" ] || bad="$bad ${kv%%=*} $v (want ${kv#*=})"
+	done
+	if [ -n "$bad" ]; then
+		cat /run/tc.out
+		diag
+		fail "$*:$bad"
+	fi
+}
+
+# tc_expect "NAME=VALUE..." CMD...: run CMD, then tc_check.
+tc_expect() {
+	want=$1
+	shift
+	tc_run "$@"
+	tc_check "$want" "$@"
+}
+
+# memory_server: the number of the cluster's memory server.
+memory_server() {
+	awk '/^node:/ { n = ""; s = 0; next } /^[a-z]+:/ { s = 0 }
+		$1 == "number" { n = $3 } $1 == "role" && $3 == "memory-server" { s = 1 }
+		s && n != "" { print n; exit }' /etc/ramster.conf
+}
+
+# tc_pool NODE persistent|ephemeral: create a pool once the server has
+# its tmem handlers (r2net answers -EOPNOTSUPP until it loads the
+# backend); sets P to its id.
+tc_pool() {
+	t=0
+	while tc_run pool "$1" "$2"; [ "$(tval first_net_error)" = -95 ]; do
+		t=$((t + 1))
+		[ $t -le 120 ] || fail "node $1 has no tmem handler after 120 s"
+		sleep 1
+	done
+	tc_check "" pool "$1" "$2"
+	P=$(tval status)
+}
+
+# not_up_for NODE SECONDS LIMIT: until r2net has not seen NODE up for
+# SECONDS in a row; fail after LIMIT seconds.
+not_up_for() {
+	gone=0 t=0
+	while [ $gone -lt "$2" ]; do
+		t=$((t + 1))
+		[ $t -le "$3" ] || { diag; fail "node $1 still up after $3 s"; }
+		if [ "$(nstat "$1" state)" = up ]; then gone=0; else gone=$((gone + 1)); fi
+		sleep 1
+	done
+}
