@@ -1,0 +1,3 @@
+# backend-r2net-200k: backend-r2net with 200 000 pages (make test-long).
+pages=200000
+. /jobs/backend-r2net.sh
