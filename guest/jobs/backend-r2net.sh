@@ -19,64 +19,13 @@
 # link can be silent for seconds.
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
+. /jobs/tmem-lib.sh
 # pages: a multiple of 400 (the flushes below divide it).  20 000 here
 # (about 11 minutes under TCG with the debug kernel: some 190 puts and 150
 # checked gets a second); backend-r2net-200k sets 200 000 (over an hour;
 # make test-long).
 pages=${pages:-20000}
 eph_pages=$((pages / 20))
-tc=/sys/kernel/debug/tmemclient
-ko=/lib/modules/ramster
-
-# tc_run CMD...: one tmemclient command; its result goes to /run/tc.out.
-tc_run() {
-	echo "$*" > $tc/run || fail "tmemclient refused '$*'"
-	cat $tc/run > /run/tc.out || fail "cannot read the result of '$*'"
-}
-
-tval() {
-	awk -v k="$1" '$1 == k { print $2 }' /run/tc.out
-}
-
-tsummary() {
-	echo "ok $(tval ok)/$(tval count) missing $(tval missing)" \
-		"errors $(tval errors) (first $(tval first_status))" \
-		"mismatches $(tval mismatches), $(tval pages_per_s) pages/s," \
-		"p50 $(tval lat_p50_us) p99 $(tval lat_p99_us) us"
-}
-
-# tc_check "NAME=VALUE..." CMD...: the last result (of CMD) must have
-# these values, and unless named otherwise ok = count and no misses,
-# errors, mismatches, r2net errors, lost or duplicate completions.
-tc_check() {
-	want=$1
-	shift
-	bad=
-	for kv in ok=$(tval count) missing=0 errors=0 mismatches=0 \
-		net_errors=0 lost=0 duplicates=0; do
-		case " $want " in
-		*" ${kv%%=*}="*) ;;
-		*) want="$want $kv" ;;
-		esac
-	done
-	for kv in $want; do
-		v=$(tval "${kv%%=*}")
-		[ "$v" = "${kv#*=}" ] || bad="$bad ${kv%%=*} $v (want ${kv#*=})"
-	done
-	if [ -n "$bad" ]; then
-		cat /run/tc.out
-		diag
-		fail "$*:$bad"
-	fi
-}
-
-# tc_expect "NAME=VALUE..." CMD...: run CMD, then tc_check.
-tc_expect() {
-	want=$1
-	shift
-	tc_run "$@"
-	tc_check "$want" "$@"
-}
 
 # served NAME: a counter of the backend's "served:" line.
 served() {
@@ -135,23 +84,12 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	exit 0
 fi
 
-srv=$(awk '/^node:/ { n = ""; s = 0; next } /^[a-z]+:/ { s = 0 }
-	$1 == "number" { n = $3 } $1 == "role" && $3 == "memory-server" { s = 1 }
-	s && n != "" { print n; exit }' /etc/ramster.conf)
+srv=$(memory_server)
 [ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
 insmod $ko/tmemclient.ko || fail "insmod tmemclient"
 t0=$(now_ms)
 
-# The server loads ramster_backend after r2net: until then r2net answers
-# -EOPNOTSUPP (no handler).
-t=0
-while tc_run pool "$srv" persistent; [ "$(tval first_net_error)" = -95 ]; do
-	t=$((t + 1))
-	[ $t -le 120 ] || fail "node $srv has no tmem handler after 120 s"
-	sleep 1
-done
-tc_check "" pool "$srv" persistent
-P=$(tval status)
+tc_pool "$srv" persistent
 ok "persistent pool $P on node $srv"
 
 tc_expect "" put "$srv" "$P" $pages 1
