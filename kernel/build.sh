@@ -4,8 +4,11 @@
 # The build is cached outside the clone, keyed on its inputs, so a fresh
 # clone reuses a kernel whose source, patches and fragments have not changed.
 #
-# usage: kernel/build.sh [--print-dir]
+# usage: kernel/build.sh [--fast] [--print-dir]
 #   prints the build directory (holding arch/x86/boot/bzImage) on stdout.
+#   The default kernel has debug.config (KASAN, lockdep, kmemleak); --fast
+#   has fast.config instead, for the tests and benches that move hundreds
+#   of thousands of pages and would take hours under KASAN and TCG.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +16,12 @@ cache=${RAMSTER_CACHE:-/var/cache/ramster}
 tarball=/usr/src/linux-source-6.1.tar.xz
 series=$top/frontend/kernel-patches/series
 jobs=$(nproc)
+variant=debug
+if [ "${1:-}" = --fast ]; then
+	variant=fast
+	shift
+fi
+frag=$top/kernel/$variant.config
 
 [ -r "$tarball" ] || { echo "kernel/build.sh: $tarball missing: apt-get install linux-source-6.1" >&2; exit 1; }
 
@@ -21,13 +30,22 @@ recipe=1
 srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1)
 key=$( {
 	echo "$srcver recipe $recipe"
-	cat "$top/kernel/base.config" "$top/kernel/debug.config"
+	[ $variant = debug ] || echo "variant $variant"
+	cat "$top/kernel/base.config" "$frag"
 	cat "$series"
 	grep -v '^#' "$series" | while read -r p; do
 		[ -n "$p" ] && cat "$top/frontend/kernel-patches/$p"
 	done
 } | sha256sum | cut -c1-16)
-dir=$cache/linux-$key
+# The debug kernel's directory keeps its old name (linux-KEY) so that
+# its cache survives; the fast one is linux-fast-KEY.
+if [ $variant = debug ]; then
+	dir=$cache/linux-$key
+	olds=$cache/linux-????????????????
+else
+	dir=$cache/linux-$variant-$key
+	olds=$cache/linux-$variant-*
+fi
 
 if [ "${1:-}" = --print-dir ]; then
 	echo "$dir"
@@ -47,7 +65,7 @@ log() { echo "kernel: $*" >&2; }
 
 rm -rf "$dir.tmp"
 mkdir -p "$dir.tmp"
-log "unpacking linux-source $srcver into $dir"
+log "$variant kernel: unpacking linux-source $srcver into $dir"
 tar -C "$dir.tmp" --strip-components=1 -xf "$tarball"
 grep -v '^#' "$series" | while read -r p; do
 	[ -n "$p" ] || continue
@@ -59,11 +77,11 @@ done
 cd "$dir.tmp"
 make -s allnoconfig >&2
 scripts/kconfig/merge_config.sh -m .config "$top/kernel/base.config" \
-	"$top/kernel/debug.config" >/dev/null
+	"$frag" >/dev/null
 make -s olddefconfig >&2
 # Every option the fragments ask for must survive olddefconfig.
 missing=0
-for f in "$top/kernel/base.config" "$top/kernel/debug.config"; do
+for f in "$top/kernel/base.config" "$frag"; do
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=n) opt=${line%%=*}
@@ -85,7 +103,8 @@ cd /
 mv "$dir.tmp" "$dir"
 touch "$dir/.done"
 # Older builds are of no use to this tree; keep the disk bounded.
-for old in "$cache"/linux-*; do
+for old in $olds; do
+	[ -d "$old" ] || continue
 	[ "$old" = "$dir" ] || { log "removing old build $old"; rm -rf "$old"; }
 done
 echo "$dir"

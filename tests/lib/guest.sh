@@ -15,6 +15,14 @@ initrd=$top/build/initramfs.cpio.gz
 uri=${RAMSTER_LV_URI:-qemu:///system}
 job_timeout=${RAMSTER_JOB_TIMEOUT:-600}
 
+# fast_kernel: boot the fast kernel (kernel/fast.config: no KASAN, lockdep
+# or kmemleak) and its modules, for tests that move many pages.
+fast_kernel()
+{
+	kernel=$top/build/fast/bzImage
+	initrd=$top/build/fast/initramfs.cpio.gz
+}
+
 # What a guest console must never show.
 bad_console='WARNING:|BUG:|Oops|Kernel panic|general protection fault|Call Trace:|suspected memory leak|unreferenced object|UBSAN:'
 
