@@ -17,9 +17,9 @@ TOOL = tools/ramster-cluster/ramster-cluster
 GUEST_BINS = $(BUILD)/swapcheck $(BUILD)/r2inject $(BUILD)/tcpping
 MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko tests/r2echo/r2echo.ko \
 	tests/tmemclient/tmemclient.ko backend-node/ramster_backend.ko \
-	tests/zbench/zbench.ko
+	frontend/ramster_frontend.ko tests/zbench/zbench.ko
 MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
-	tests/zbench
+	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
 .PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test test-long check clean help bench-r2net bench-backend

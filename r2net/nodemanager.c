@@ -31,6 +31,7 @@
 #include <linux/sysfs.h>
 
 #include "nodemanager.h"
+#include "r2net.h"
 
 /* Upper bound for the three timeouts: one day. */
 #define R2NM_MAX_TIMEOUT_MS	(24U * 60 * 60 * 1000)
@@ -127,6 +128,23 @@ int r2nm_this_node(void)
 	spin_unlock(&r2nm_lock);
 	return num;
 }
+
+bool r2net_node_configured(u8 node)
+{
+	struct r2nm_node *nd = r2nm_get_node_by_num(node);
+
+	if (!nd)
+		return false;
+	r2nm_node_put(nd);
+	return true;
+}
+EXPORT_SYMBOL_GPL(r2net_node_configured);
+
+int r2net_local_node(void)
+{
+	return r2nm_this_node();
+}
+EXPORT_SYMBOL_GPL(r2net_local_node);
 
 int r2nm_cluster_info(struct r2nm_cluster_info *info)
 {

@@ -92,6 +92,14 @@ int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
 		     size_t nvec, unsigned int timeout_ms,
 		     r2net_done_fn done, void *arg);
 
+/*
+ * Is node configured in the cluster (under configfs), and which number
+ * is this node (-1 before one is local)?  For modules that take a node
+ * number as a parameter and must refuse one that does not exist.
+ */
+bool r2net_node_configured(u8 node);
+int r2net_local_node(void);
+
 /* Is there a connection to node that has finished its handshake? */
 bool r2net_node_connected(u8 node);
 

@@ -29,6 +29,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/sched/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -288,9 +289,12 @@ static void r2net_tx_work_fn(struct work_struct *work)
 					       tx_work);
 	struct r2net_node *rn = r2net_conn_node(conn);
 	struct r2net_txbuf *tb;
+	unsigned int noreclaim;
 	bool more;
 	int ret;
 
+	/* Sending may need memory that only the reserves have left. */
+	noreclaim = memalloc_noreclaim_save();
 	for (;;) {
 		spin_lock(&conn->tx_lock);
 		tb = list_first_entry_or_null(&conn->tx_queue,
@@ -321,6 +325,7 @@ static void r2net_tx_work_fn(struct work_struct *work)
 		wake_up(&conn->tx_wait);
 		kfree(tb);
 	}
+	memalloc_noreclaim_restore(noreclaim);
 }
 
 /* Queue a system message (handshake or keepalive) on the connection. */
@@ -871,6 +876,12 @@ reject:
 static void r2net_sock_setup(struct socket *sock)
 {
 	sock->sk->sk_allocation = GFP_NOIO;
+	/*
+	 * Swap pages travel on this socket: under memory pressure its
+	 * buffers may come from the reserves, as for swap over NBD or NFS,
+	 * or reclaim would wait on a socket that waits on reclaim.
+	 */
+	sk_set_memalloc(sock->sk);
 	tcp_sock_set_nodelay(sock->sk);
 	sock_set_sndtimeo(sock->sk,
 			  DIV_ROUND_UP(r2net_info.idle_timeout_ms, MSEC_PER_SEC));

@@ -10,13 +10,13 @@ cp="$kdir/scripts/checkpatch.pl --strict --terse --show-types"
 out=$($cp "$top"/frontend/kernel-patches/0*.patch 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
 [ -z "$out" ] || { echo "checkpatch on the series:"; echo "$out"; exit 1; }
 echo "series: checkpatch --strict clean"
-files=$(cd "$top" && ls tests/probe/*.c shared-abi/*.h r2net/*.[ch] tests/r2echo/*.[ch] tests/tmemclient/*.[ch] backend-node/*.[ch] tests/zbench/*.[ch] | grep -v "\.mod\.c$")
+files=$(cd "$top" && ls tests/probe/*.c shared-abi/*.h r2net/*.[ch] tests/r2echo/*.[ch] tests/tmemclient/*.[ch] backend-node/*.[ch] frontend/*.[ch] tests/zbench/*.[ch] | grep -v "\.mod\.c$")
 out=$(cd "$top" && $cp --no-tree -f $files 2>&1 | grep -E 'ERROR|WARNING|CHECK' || true)
 [ -z "$out" ] || { echo "checkpatch on the C files:"; echo "$out"; exit 1; }
 echo "C files: checkpatch --strict clean:" $files
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for m in tests/probe r2net tests/r2echo tests/tmemclient backend-node tests/zbench; do
+for m in tests/probe r2net tests/r2echo tests/tmemclient backend-node frontend tests/zbench; do
 	make -s -C "$kdir" M="$top/$m" clean
 	make -C "$kdir" M="$top/$m" C=2 W=1 modules >"$log" 2>&1 || { cat "$log"; exit 1; }
 	if grep -E 'warning:|error:' "$log"; then

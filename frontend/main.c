@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ramster_frontend: a client node's swap pages kept in a memory server's
+ * RAM, over r2net (RAMster's "remotify" path, without local zcache).
+ *
+ * Load it after r2net has its cluster configured:
+ *	insmod ramster_frontend.ko target=N [mode=writethrough|none]
+ *		[frontswap=Y|N] [timeout_ms=MS]
+ * target is the memory server's node number; a node r2net does not know,
+ * or this node itself, is refused.  In mode writethrough (the default)
+ * every page the server accepts is written to the swap disk as well, so
+ * losing the server loses nothing; in mode none the server has the only
+ * copy, and a process whose page is lost gets SIGBUS.
+ *
+ * Counters are in /sys/kernel/debug/ramster_frontend/.  While registered
+ * with frontswap the module cannot be unloaded: after swapoff, write 1 to
+ * its debugfs file "unregister", then rmmod.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include "r2net.h"
+#include "ramster_frontend.h"
+
+static int target = -1;
+module_param(target, int, 0444);
+MODULE_PARM_DESC(target, "The memory server's r2net node number (required)");
+
+static char *mode = "writethrough";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "writethrough (the swap disk has every page too) or none (the server only)");
+
+static bool frontswap = true;
+module_param(frontswap, bool, 0444);
+MODULE_PARM_DESC(frontswap, "Keep swap pages on the memory server");
+
+static unsigned int timeout_ms = 10000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms; 0: r2net's idle timeout)");
+
+u8 rf_target;
+enum rf_mode rf_mode;
+unsigned int rf_timeout_ms;
+struct rf_stats rf_stats;
+
+static const char * const rf_mode_names[] = {
+	[RF_MODE_WRITETHROUGH]	= "writethrough",
+	[RF_MODE_NONE]		= "none",
+};
+
+static struct dentry *rf_dir;
+
+/* ---- node events ---- */
+
+static void rf_node_up(u8 node, void *data)
+{
+	if (node != rf_target)
+		return;
+	pr_info("memory server node %u is up\n", node);
+	if (frontswap)
+		rf_swap_node_up();
+}
+
+static void rf_node_down(u8 node, void *data)
+{
+	if (node != rf_target)
+		return;
+	if (rf_mode == RF_MODE_WRITETHROUGH)
+		pr_warn("memory server node %u is down: swap pages go to the disk, and are read from it, until it is back\n",
+			node);
+	else
+		pr_warn("memory server node %u is down: swap pages go to the disk until it is back; processes whose pages it held get SIGBUS\n",
+			node);
+}
+
+static struct r2net_node_ops rf_node_ops = {
+	.up	= rf_node_up,
+	.down	= rf_node_down,
+};
+
+/* ---- debugfs ---- */
+
+static int rf_counter_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rf_counter_fops, rf_counter_get, NULL, "%lld\n");
+
+static void rf_rtt_line(struct seq_file *m, const char *name,
+			atomic64_t *total, atomic64_t *max, atomic64_t *n)
+{
+	u64 samples = atomic64_read(n);
+
+	seq_printf(m, "%s samples %llu avg_us %llu max_us %lld\n", name,
+		   samples,
+		   samples ? div64_u64(atomic64_read(total), samples) : 0,
+		   atomic64_read(max));
+}
+
+static int rf_rtt_show(struct seq_file *m, void *v)
+{
+	rf_rtt_line(m, "put", &rf_stats.put_rtt_us_total,
+		    &rf_stats.put_rtt_us_max, &rf_stats.put_rtt_samples);
+	rf_rtt_line(m, "get", &rf_stats.get_rtt_us_total,
+		    &rf_stats.get_rtt_us_max, &rf_stats.get_rtt_samples);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rf_rtt);
+
+static void rf_debugfs_init(void)
+{
+	static const struct {
+		const char *name;
+		atomic64_t *v;
+	} counters[] = {
+		{ "remote_puts", &rf_stats.remote_puts },
+		{ "remote_put_failures", &rf_stats.remote_put_failures },
+		{ "remote_gets", &rf_stats.remote_gets },
+		{ "remote_get_hits", &rf_stats.remote_get_hits },
+		{ "remote_get_misses", &rf_stats.remote_get_misses },
+		{ "remote_get_failures", &rf_stats.remote_get_failures },
+		{ "remote_flushes", &rf_stats.remote_flushes },
+		{ "remote_flush_failures", &rf_stats.remote_flush_failures },
+		{ "remote_in_flight", &rf_stats.remote_in_flight },
+		{ "flushes_dropped", &rf_stats.flushes_dropped },
+		{ "stores_no_pool", &rf_stats.stores_no_pool },
+		{ "pools_created", &rf_stats.pools_created },
+		{ "pools_destroyed", &rf_stats.pools_destroyed },
+		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
+		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
+	};
+	int i;
+
+	rf_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
+		debugfs_create_file_unsafe(counters[i].name, 0444, rf_dir,
+					   counters[i].v, &rf_counter_fops);
+	debugfs_create_file("rtt", 0444, rf_dir, NULL, &rf_rtt_fops);
+	if (frontswap)
+		rf_swap_debugfs(rf_dir);
+}
+
+/* ---- load and unload ---- */
+
+static int __init rf_check_params(void)
+{
+	int local, m;
+
+	m = mode ? sysfs_match_string(rf_mode_names, mode) : -EINVAL;
+	if (m < 0) {
+		pr_err("mode=%s: unknown; use writethrough or none\n",
+		       mode ?: "");
+		return -EINVAL;
+	}
+	rf_mode = m;
+	if (target < 0 || target > R2NET_MAX_NODE) {
+		pr_err("target=%d: give the memory server's node number (0..%d)\n",
+		       target, R2NET_MAX_NODE);
+		return -EINVAL;
+	}
+	if (!r2net_node_configured(target)) {
+		pr_err("target=%d: r2net has no such node (configure the cluster first: ramsterctl configure)\n",
+		       target);
+		return -EINVAL;
+	}
+	local = r2net_local_node();
+	if (local < 0) {
+		pr_err("r2net has no local node yet (configure the cluster first: ramsterctl configure)\n");
+		return -EINVAL;
+	}
+	if (target == local) {
+		pr_err("target=%d is this node; name the memory server\n",
+		       target);
+		return -EINVAL;
+	}
+	rf_target = target;
+	rf_timeout_ms = timeout_ms;
+	return 0;
+}
+
+static int __init rf_init(void)
+{
+	int ret;
+
+	ret = rf_check_params();
+	if (ret)
+		return ret;
+	if (frontswap) {
+		ret = rf_swap_init();
+		if (ret)
+			return ret;
+	}
+	rf_debugfs_init();
+	/* Calls rf_node_up() at once if the target is connected already. */
+	r2net_register_node_ops(&rf_node_ops);
+
+	pr_info("memory server node %u (%s), mode %s, frontswap %s\n",
+		rf_target,
+		r2net_node_connected(rf_target) ? "connected" :
+						  "not connected yet",
+		rf_mode_names[rf_mode], frontswap ? "on" : "off");
+	return 0;
+}
+module_init(rf_init);
+
+/* Runs only once frontswap has let the module go (see the top). */
+static void __exit rf_exit(void)
+{
+	r2net_unregister_node_ops(&rf_node_ops);
+	debugfs_remove_recursive(rf_dir);
+	if (frontswap)
+		rf_swap_exit();
+	pr_info("unloaded\n");
+}
+module_exit(rf_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("RAMster frontend: swap pages kept on a memory server over r2net");

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ramster_frontend.h - what the frontend's files share: the module's
+ * settings, its counters and the frontswap half's entry points.
+ */
+#ifndef RAMSTER_FRONTEND_H
+#define RAMSTER_FRONTEND_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+struct dentry;
+
+/* What happens to swap pages the memory server holds (module "mode"). */
+enum rf_mode {
+	RF_MODE_WRITETHROUGH,	/* the swap disk has every page too */
+	RF_MODE_NONE,		/* only the server: a lost page is SIGBUS */
+};
+
+/* Set once at load: the memory server, the mode, r2net's timeout. */
+extern u8 rf_target;
+extern enum rf_mode rf_mode;
+extern unsigned int rf_timeout_ms;
+
+/* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
+struct rf_stats {
+	atomic64_t remote_puts;		/* pages the server accepted */
+	atomic64_t remote_put_failures;	/* refused, or r2net failed */
+	atomic64_t remote_gets;		/* GET_PAGE requests sent */
+	atomic64_t remote_get_hits;	/* pages that came back */
+	atomic64_t remote_get_misses;	/* the server did not have it */
+	atomic64_t remote_get_failures;	/* error status, bad reply, r2net */
+	atomic64_t remote_flushes;	/* FLUSH_PAGE/OBJECT the server did */
+	atomic64_t remote_flush_failures; /* not sent, or an error status */
+	atomic64_t flushes_dropped;	/* no memory to queue an invalidation */
+	atomic64_t stores_no_pool;	/* refused: no pool on the server */
+	atomic64_t pools_created;
+	atomic64_t pools_destroyed;
+	atomic64_t remote_in_flight;	/* requests waiting for a reply */
+	atomic64_t put_rtt_us_total;
+	atomic64_t put_rtt_us_max;
+	atomic64_t put_rtt_samples;
+	atomic64_t get_rtt_us_total;
+	atomic64_t get_rtt_us_max;
+	atomic64_t get_rtt_samples;
+};
+
+extern struct rf_stats rf_stats;
+
+/* swap.c: frontswap, one persistent private pool per swap type. */
+int rf_swap_init(void);
+void rf_swap_exit(void);
+void rf_swap_node_up(void);
+int rf_swap_unregister(void);
+void rf_swap_debugfs(struct dentry *dir);
+
+#endif /* RAMSTER_FRONTEND_H */

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swap.c - frontswap pages kept on a memory server.
+ *
+ * Each swap type gets one persistent private pool on the target node,
+ * created once the type is swapon'd and the target is connected (and
+ * retried until the server's tmem handlers answer).  Until the pool exists
+ * stores are refused, so the page goes to the swap disk as without us.
+ *
+ * A page's handle is Xen's frontswap swizzle: object id (type << 4) |
+ * (offset & 15), index offset >> 4, so consecutive offsets spread over 16
+ * objects per type.
+ *
+ * Stores and loads are synchronous r2net requests.  Invalidations can come
+ * under the swap device's spinlock, so they are queued and sent
+ * asynchronously; every store first hands the queued invalidations to
+ * r2net, and r2net keeps one connection in order and the server runs one
+ * request at a time per connection, so a flush can never overtake, and
+ * delete, a later store of the same handle.
+ *
+ * A failed load is a miss for the kernel: in writethrough mode the swap
+ * disk has the page, so -ENOENT reads it from there; in mode none the
+ * page is lost and -EIO makes the faulting process get SIGBUS.
+ */
+#include <linux/debugfs.h>
+#include <linux/frontswap.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/mempool.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/swap.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "r2net.h"
+#include "ramster_frontend.h"
+
+#define RF_KEY			0	/* the memory server's handlers */
+#define RF_SWIZ_BITS		4
+#define RF_SWIZ_MASK		((1u << RF_SWIZ_BITS) - 1)
+#define RF_POOL_RETRY_MS	1000
+#define RF_REPLY_BUFS		4	/* reply buffers kept for loads */
+
+static_assert(PAGE_SIZE == TMEM_PAGE_SIZE, "frontswap moves 4 KiB pages");
+
+/* Per swap type; active and changes of pool_id under rf_pool_mutex. */
+struct rf_type {
+	bool	active;		/* swapon'd and not invalidated */
+	int	pool_id;	/* the server's pool, or -1; READ_ONCE */
+};
+
+static struct rf_type rf_types[MAX_SWAPFILES];
+static DEFINE_MUTEX(rf_pool_mutex);
+
+static struct workqueue_struct *rf_wq;
+static void rf_pool_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rf_pool_work, rf_pool_work_fn);
+
+/* Buffers for GET replies, so a load can always make progress. */
+static mempool_t *rf_reply_pool;
+
+/* Queued invalidations, in order. */
+struct rf_flush {
+	struct list_head	list;
+	u16			msg;	/* R2NET_MSG_TMEM_FLUSH_PAGE */
+	struct tmem_handle	h;
+};
+
+static LIST_HEAD(rf_flush_list);		/* rf_flush_lock */
+static DEFINE_SPINLOCK(rf_flush_lock);
+/* Held while queued flushes are handed to r2net, so they go in order. */
+static DEFINE_MUTEX(rf_flush_mutex);
+/* Flushes queued and not yet handed to r2net. */
+static atomic_t rf_flush_pending = ATOMIC_INIT(0);
+static void rf_flush_work_fn(struct work_struct *work);
+static DECLARE_WORK(rf_flush_work, rf_flush_work_fn);
+
+/* Async requests r2net has not completed yet: exit waits for them. */
+static atomic_t rf_async_in_flight = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rf_async_wait);
+
+/* Whether our ops are frontswap's backend; rf_reg_mutex. */
+static DEFINE_MUTEX(rf_reg_mutex);
+static bool rf_registered;
+static int rf_unregister_result = 1;
+
+/* ---- helpers ---- */
+
+static bool rf_handle(struct tmem_handle *h, int pool, unsigned int type,
+		      pgoff_t offset)
+{
+	/* The index is 32 bits, as in Xen's frontswap. */
+	if (offset >> RF_SWIZ_BITS > U32_MAX)
+		return false;
+	h->pool_id = pool;
+	h->index = offset >> RF_SWIZ_BITS;
+	h->oid[0] = ((u64)type << RF_SWIZ_BITS) | (offset & RF_SWIZ_MASK);
+	h->oid[1] = 0;
+	h->oid[2] = 0;
+	return true;
+}
+
+static bool rf_handle_equal(const struct tmem_handle *a,
+			    const struct tmem_handle *b)
+{
+	return a->pool_id == b->pool_id && a->index == b->index &&
+	       a->oid[0] == b->oid[0] && a->oid[1] == b->oid[1] &&
+	       a->oid[2] == b->oid[2];
+}
+
+static void rf_rtt(atomic64_t *total, atomic64_t *max, atomic64_t *n,
+		   ktime_t t0)
+{
+	s64 us = ktime_us_delta(ktime_get(), t0);
+	s64 old = atomic64_read(max), prev;
+
+	atomic64_add(us, total);
+	atomic64_inc(n);
+	while (us > old) {
+		prev = atomic64_cmpxchg(max, old, us);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}
+
+static int rf_send_sync(u16 msg, const struct kvec *vec, size_t nvec,
+			struct r2net_reply *reply)
+{
+	int err;
+
+	atomic64_inc(&rf_stats.remote_in_flight);
+	err = r2net_send_sync(rf_target, msg, RF_KEY, vec, nvec, reply,
+			      rf_timeout_ms);
+	atomic64_dec(&rf_stats.remote_in_flight);
+	return err;
+}
+
+/* ---- queued flushes ---- */
+
+static void rf_async_put(void)
+{
+	if (atomic_dec_and_test(&rf_async_in_flight))
+		wake_up(&rf_async_wait);
+}
+
+static void rf_flush_done(void *arg, int err, s32 status, const void *data,
+			  u32 len)
+{
+	if (!err && status == 1)
+		atomic64_inc(&rf_stats.remote_flushes);
+	else
+		atomic64_inc(&rf_stats.remote_flush_failures);
+	rf_async_put();
+}
+
+static void rf_flush_send(const struct rf_flush *f)
+{
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	int err;
+
+	tmem_handle_to_le(&w, &f->h);
+	atomic_inc(&rf_async_in_flight);
+	err = r2net_send_async(rf_target, f->msg, RF_KEY, &vec, 1,
+			       rf_timeout_ms, rf_flush_done, NULL);
+	if (err) {
+		/*
+		 * Not sent (no connection, most likely).  The server keeps a
+		 * stale page until the pool goes, but nothing can read it:
+		 * frontswap loads only offsets stored since, and a store
+		 * replaces the page.
+		 */
+		atomic64_inc(&rf_stats.remote_flush_failures);
+		rf_async_put();
+	}
+}
+
+/*
+ * Hand every queued flush to r2net, in order.  Called before each store,
+ * so that no flush queued before it can reach the server after it.
+ */
+static void rf_flush_drain(void)
+{
+	struct rf_flush *f, *tmp;
+	unsigned long flags;
+	LIST_HEAD(batch);
+
+	/* A drainer still sending keeps the count up until it is done. */
+	if (!atomic_read(&rf_flush_pending))
+		return;
+	mutex_lock(&rf_flush_mutex);
+	spin_lock_irqsave(&rf_flush_lock, flags);
+	list_splice_init(&rf_flush_list, &batch);
+	spin_unlock_irqrestore(&rf_flush_lock, flags);
+	list_for_each_entry_safe(f, tmp, &batch, list) {
+		rf_flush_send(f);
+		list_del(&f->list);
+		kfree(f);
+		atomic_dec(&rf_flush_pending);
+	}
+	mutex_unlock(&rf_flush_mutex);
+}
+
+static void rf_flush_work_fn(struct work_struct *work)
+{
+	rf_flush_drain();
+}
+
+/* May be called in atomic context (with gfp GFP_ATOMIC). */
+static void rf_flush_queue(u16 msg, const struct tmem_handle *h, gfp_t gfp)
+{
+	struct rf_flush *f = kmalloc(sizeof(*f), gfp | __GFP_NOWARN);
+	unsigned long flags;
+
+	if (!f) {
+		atomic64_inc(&rf_stats.flushes_dropped);
+		return;
+	}
+	f->msg = msg;
+	f->h = *h;
+	atomic_inc(&rf_flush_pending);
+	spin_lock_irqsave(&rf_flush_lock, flags);
+	list_add_tail(&f->list, &rf_flush_list);
+	spin_unlock_irqrestore(&rf_flush_lock, flags);
+	queue_work(rf_wq, &rf_flush_work);
+}
+
+/* ---- pools ---- */
+
+/* Returns the new pool's id or a negative errno. */
+static int rf_new_pool(void)
+{
+	struct r2net_tmem_new_pool np = {
+		.flags = tmem_pool_flags(true, false),
+	};
+	struct r2net_tmem_new_pool_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct r2net_reply reply = { };
+	int err;
+
+	r2net_tmem_new_pool_encode(&w, &np);
+	err = rf_send_sync(R2NET_MSG_TMEM_NEW_POOL, &vec, 1, &reply);
+	if (err)
+		return err;
+	if (reply.status < 0)
+		return reply.status;	/* -TMEM_E*: Linux errnos */
+	if (reply.status >= TMEM_MAX_POOLS_PER_CLIENT)
+		return -EPROTO;
+	return reply.status;
+}
+
+static void rf_destroy_pool(int pool)
+{
+	struct r2net_tmem_pool_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct r2net_reply reply = { };
+	int err;
+
+	/* Flushes for this pool go first: its id may be given out again. */
+	rf_flush_drain();
+	r2net_tmem_pool_encode(&w, pool);
+	err = rf_send_sync(R2NET_MSG_TMEM_DESTROY_POOL, &vec, 1, &reply);
+	if (!err && reply.status == 1) {
+		atomic64_inc(&rf_stats.pools_destroyed);
+		pr_info("pool %d on node %u destroyed\n", pool, rf_target);
+	} else {
+		pr_warn("pool %d on node %u: destroy failed (%d, status %d); the server frees it when this node goes\n",
+			pool, rf_target, err, reply.status);
+	}
+}
+
+/* Create the pools of active swap types that have none. */
+static void rf_pool_work_fn(struct work_struct *work)
+{
+	bool retry = false;
+	int type, id;
+
+	if (!r2net_node_connected(rf_target))
+		return;		/* the node-up event queues us again */
+	mutex_lock(&rf_pool_mutex);
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		if (!rf_types[type].active || rf_types[type].pool_id >= 0)
+			continue;
+		id = rf_new_pool();
+		if (id < 0) {
+			/* -EOPNOTSUPP until the server loads its backend. */
+			pr_info_ratelimited("swap type %d: no pool on node %u yet (%d); retrying\n",
+					    type, rf_target, id);
+			retry = true;
+			break;
+		}
+		WRITE_ONCE(rf_types[type].pool_id, id);
+		atomic64_inc(&rf_stats.pools_created);
+		pr_info("swap type %d: persistent pool %d on node %u\n", type,
+			id, rf_target);
+	}
+	mutex_unlock(&rf_pool_mutex);
+	if (retry)
+		queue_delayed_work(rf_wq, &rf_pool_work,
+				   msecs_to_jiffies(RF_POOL_RETRY_MS));
+}
+
+/* The server does not know pool (it restarted): make a new one. */
+static void rf_pool_lost(unsigned int type, int pool)
+{
+	if (cmpxchg(&rf_types[type].pool_id, pool, -1) == pool) {
+		pr_warn("swap type %u: node %u no longer has pool %d; making a new one\n",
+			type, rf_target, pool);
+		mod_delayed_work(rf_wq, &rf_pool_work, 0);
+	}
+}
+
+void rf_swap_node_up(void)
+{
+	/*
+	 * Pools made before the connection went are kept: if the server
+	 * still has them, their pages come back; if not, the first request
+	 * to one gets -TMEM_ENODEV and rf_pool_lost() replaces it.
+	 */
+	mod_delayed_work(rf_wq, &rf_pool_work, 0);
+}
+
+/* ---- frontswap ops ---- */
+
+/* Called under frontswap's mutex at swapon, or when we register. */
+static void rf_fs_init(unsigned int type)
+{
+	mutex_lock(&rf_pool_mutex);
+	rf_types[type].active = true;
+	mutex_unlock(&rf_pool_mutex);
+	mod_delayed_work(rf_wq, &rf_pool_work, 0);
+}
+
+static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id);
+	struct r2net_reply reply = { };
+	struct tmem_handle_le w;
+	struct tmem_handle h;
+	struct kvec vec[2];
+	ktime_t t0;
+	int err;
+
+	if (pool < 0 || !rf_handle(&h, pool, type, offset)) {
+		atomic64_inc(&rf_stats.stores_no_pool);
+		return -ENODEV;
+	}
+	rf_flush_drain();
+
+	tmem_handle_to_le(&w, &h);
+	vec[0].iov_base = &w;
+	vec[0].iov_len = sizeof(w);
+	vec[1].iov_base = kmap_local_page(page);
+	vec[1].iov_len = PAGE_SIZE;
+	t0 = ktime_get();
+	err = rf_send_sync(R2NET_MSG_TMEM_PUT_PAGE, vec, 2, &reply);
+	kunmap_local(vec[1].iov_base);
+	if (!err)
+		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
+		       &rf_stats.put_rtt_samples, t0);
+	if (!err && reply.status == 1) {
+		atomic64_inc(&rf_stats.remote_puts);
+		return 0;
+	}
+
+	atomic64_inc(&rf_stats.remote_put_failures);
+	if (err == -ETIMEDOUT || err == -EINTR || err == -ECONNRESET) {
+		/* The put may still be stored: flush it after itself. */
+		rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &h, GFP_NOIO);
+		return err;
+	}
+	if (err)
+		return err;
+	if (reply.status == -TMEM_ENODEV)
+		rf_pool_lost(type, pool);
+	return reply.status < 0 ? reply.status : -EPROTO;
+}
+
+/* A page that did not come back: see the top of the file. */
+static int rf_fs_load_failed(void)
+{
+	return rf_mode == RF_MODE_WRITETHROUGH ? -ENOENT : -EIO;
+}
+
+static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id);
+	struct r2net_reply reply = { };
+	struct tmem_handle want, got;
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	const u8 *data;
+	ktime_t t0;
+	void *dst;
+	int err;
+
+	if (pool < 0 || !rf_handle(&want, pool, type, offset)) {
+		atomic64_inc(&rf_stats.remote_get_failures);
+		return rf_fs_load_failed();
+	}
+	tmem_handle_to_le(&w, &want);
+	reply.buf = mempool_alloc(rf_reply_pool, GFP_NOIO);
+	reply.buf_len = R2NET_MAX_PAYLOAD;
+
+	atomic64_inc(&rf_stats.remote_gets);
+	t0 = ktime_get();
+	err = rf_send_sync(R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
+	if (err) {
+		atomic64_inc(&rf_stats.remote_get_failures);
+		goto failed;
+	}
+	rf_rtt(&rf_stats.get_rtt_us_total, &rf_stats.get_rtt_us_max,
+	       &rf_stats.get_rtt_samples, t0);
+	if (reply.status == 0 && reply.len == 0) {
+		atomic64_inc(&rf_stats.remote_get_misses);
+		goto failed;
+	}
+	if (reply.status == -TMEM_ENODEV)
+		rf_pool_lost(type, pool);
+	if (reply.status != 1 ||
+	    r2net_tmem_page_decode(&got, &data, reply.buf, reply.len) !=
+	    R2NET_ACCEPT || !rf_handle_equal(&got, &want)) {
+		atomic64_inc(&rf_stats.remote_get_failures);
+		pr_warn_ratelimited("swap type %u offset %lu: bad reply from node %u (status %d, %u bytes)\n",
+				    type, offset, rf_target, reply.status,
+				    reply.len);
+		goto failed;
+	}
+	dst = kmap_local_page(page);
+	memcpy(dst, data, PAGE_SIZE);
+	kunmap_local(dst);
+	mempool_free(reply.buf, rf_reply_pool);
+	atomic64_inc(&rf_stats.remote_get_hits);
+	return 0;
+
+failed:
+	mempool_free(reply.buf, rf_reply_pool);
+	return rf_fs_load_failed();
+}
+
+/* Called with the swap device's spinlock held: queue, do not send. */
+static void rf_fs_invalidate_page(unsigned int type, pgoff_t offset)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id);
+	struct tmem_handle h;
+
+	if (pool < 0 || !rf_handle(&h, pool, type, offset))
+		return;
+	rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &h, GFP_ATOMIC);
+}
+
+/* swapoff: every page of the type is gone, and so is its pool. */
+static void rf_fs_invalidate_area(unsigned int type)
+{
+	int pool;
+
+	mutex_lock(&rf_pool_mutex);
+	pool = rf_types[type].pool_id;
+	WRITE_ONCE(rf_types[type].pool_id, -1);
+	rf_types[type].active = false;
+	mutex_unlock(&rf_pool_mutex);
+	if (pool >= 0)
+		rf_destroy_pool(pool);
+}
+
+static const struct frontswap_ops rf_frontswap_ops = {
+	.init = rf_fs_init,
+	.store = rf_fs_store,
+	.load = rf_fs_load,
+	.invalidate_page = rf_fs_invalidate_page,
+	.invalidate_area = rf_fs_invalidate_area,
+};
+
+/* ---- registration ---- */
+
+/*
+ * Let frontswap go, which it allows only while we hold no pages (after
+ * swapoff).  The module holds a reference to itself while registered, so
+ * it can be unloaded only after this succeeded.
+ */
+int rf_swap_unregister(void)
+{
+	int ret = 0;
+
+	mutex_lock(&rf_reg_mutex);
+	if (rf_registered) {
+		ret = frontswap_unregister_ops(&rf_frontswap_ops);
+		if (!ret) {
+			rf_registered = false;
+			frontswap_writethrough(false);
+			module_put(THIS_MODULE);
+			pr_info("frontswap backend unregistered\n");
+		}
+	}
+	rf_unregister_result = ret;
+	mutex_unlock(&rf_reg_mutex);
+	return ret;
+}
+
+static int rf_unregister_set(void *data, u64 val)
+{
+	rf_swap_unregister();
+	return 0;
+}
+
+static int rf_unregister_get(void *data, u64 *val)
+{
+	*val = (u64)(s64)rf_unregister_result;
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rf_unregister_fops, rf_unregister_get,
+			 rf_unregister_set, "%lld\n");
+
+static int rf_pools_show(struct seq_file *m, void *v)
+{
+	int type, pool;
+
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		pool = READ_ONCE(rf_types[type].pool_id);
+		if (READ_ONCE(rf_types[type].active) || pool >= 0)
+			seq_printf(m, "swap type %d pool %d\n", type, pool);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rf_pools);
+
+void rf_swap_debugfs(struct dentry *dir)
+{
+	debugfs_create_file_unsafe("unregister", 0644, dir, NULL,
+				   &rf_unregister_fops);
+	debugfs_create_file("swap_pools", 0444, dir, NULL, &rf_pools_fops);
+}
+
+int rf_swap_init(void)
+{
+	int type, ret;
+
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		rf_types[type].pool_id = -1;
+
+	rf_reply_pool = mempool_create_kmalloc_pool(RF_REPLY_BUFS,
+						    R2NET_MAX_PAYLOAD);
+	if (!rf_reply_pool)
+		return -ENOMEM;
+	rf_wq = alloc_workqueue("ramster_frontend", WQ_MEM_RECLAIM, 0);
+	if (!rf_wq) {
+		ret = -ENOMEM;
+		goto err_pool;
+	}
+	ret = frontswap_writethrough(rf_mode == RF_MODE_WRITETHROUGH);
+	if (ret) {
+		pr_err("cannot set frontswap writethrough (pages stored under another mode?): %d\n",
+		       ret);
+		goto err_wq;
+	}
+	ret = frontswap_register_ops(&rf_frontswap_ops);
+	if (ret) {
+		pr_err("the frontswap backend slot is taken (zswap enabled?): %d\n",
+		       ret);
+		goto err_writethrough;
+	}
+	mutex_lock(&rf_reg_mutex);
+	rf_registered = true;
+	__module_get(THIS_MODULE);
+	mutex_unlock(&rf_reg_mutex);
+	return 0;
+
+err_writethrough:
+	frontswap_writethrough(false);
+err_wq:
+	destroy_workqueue(rf_wq);
+err_pool:
+	mempool_destroy(rf_reply_pool);
+	return ret;
+}
+
+/* Only once frontswap has let us go (or never had us). */
+void rf_swap_exit(void)
+{
+	int type;
+
+	cancel_delayed_work_sync(&rf_pool_work);
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		if (rf_types[type].pool_id >= 0)
+			rf_destroy_pool(rf_types[type].pool_id);
+		rf_types[type].pool_id = -1;
+	}
+	rf_flush_drain();
+	cancel_work_sync(&rf_flush_work);
+	rf_flush_drain();
+	/* r2net calls rf_flush_done() once for each: wait for them all. */
+	wait_event(rf_async_wait, !atomic_read(&rf_async_in_flight));
+	destroy_workqueue(rf_wq);
+	mempool_destroy(rf_reply_pool);
+}

@@ -1,0 +1,109 @@
+# frontend-swap: a client swaps to a memory server through
+# ramster_frontend.ko (frontswap, mode writethrough).  The client refuses
+# bad parameters with a message, loads the frontend after swapon (so the
+# active device is announced to it), waits for its pool on the server,
+# runs swapcheck over more memory than it has (every page checked at the
+# end) and checks that pages went to the server and came back from it,
+# with no failed or missing load.  swapoff destroys the pool; the module
+# then unregisters and unloads.
+#
+# The server loads ramster_backend.ko, waits until the client has let go
+# of r2net for good, unloads the backend and checks its "served:" line
+# and kmemleak.
+idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
+. /jobs/r2net-lib.sh
+. /jobs/tmem-lib.sh
+fe=/sys/kernel/debug/ramster_frontend
+fs=/sys/kernel/debug/frontswap
+
+served() {
+	echo "$served_line" | awk -v k="$1" '{ for (i = 1; i < NF; i++)
+		if ($i == k) { print $(i + 1); f = 1 } } END { exit !f }' ||
+		fail "no $1 in '$served_line'"
+}
+
+r2net_up
+
+if [ "$RAMSTER_ROLE" = memory-server ]; then
+	insmod $ko/ramster_backend.ko || fail "insmod ramster_backend"
+	ok "node $me: ramster_backend serves tmem to $(echo $peers)"
+	for p in $peers; do
+		not_up_for "$p" 10 6000
+		ok "node $p is done: r2net has not seen it up for 10 s"
+	done
+	rmmod ramster_backend || fail "rmmod ramster_backend"
+	served_line=$(dmesg | grep 'ramster_backend: served:' | tail -n 1)
+	[ -n "$served_line" ] || fail "ramster_backend logged no 'served:' line"
+	echo "$served_line"
+	[ "$(served new_pool)" -ge 1 ] && [ "$(served put)" -ge 1000 ] &&
+		[ "$(served get_hits)" -ge 1000 ] &&
+		[ "$(served destroy_pool)" -ge 1 ] ||
+		fail "too few requests served: $served_line"
+	for k in err_bad_length err_bad_payload err_bad_pool_id err_eperm \
+		err_enodev err_other; do
+		[ "$(served $k)" = 0 ] || fail "$k is $(served $k): $served_line"
+	done
+	ok "${served_line#*ramster_backend: }"
+	no_leaks
+	exit 0
+fi
+
+srv=$(memory_server)
+[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
+
+# Bad parameters: refused at load, each with a message.
+refused() {
+	msg=$1
+	shift
+	insmod $ko/ramster_frontend.ko "$@" 2>/dev/null &&
+		fail "ramster_frontend loaded with $*"
+	dmesg | grep -q "ramster_frontend: .*$msg" ||
+		fail "ramster_frontend refused $* without saying '$msg'"
+}
+refused "target=-1: give the memory server's node number"
+refused "target=99: r2net has no such node" target=99
+refused "target=$me is this node" target=$me
+refused "mode=bogus: unknown" target=$srv mode=bogus
+ok "no target, an unknown node, this node and a bad mode are refused"
+
+echo 0 > /proc/sys/vm/page-cluster
+swap_on
+insmod $ko/ramster_frontend.ko target=$srv || fail "insmod ramster_frontend target=$srv"
+dmesg | grep -q "ramster_frontend: memory server node $srv (.*), mode writethrough, frontswap on" ||
+	fail "no boot-log line saying what is in use"
+t=0
+until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
+	t=$((t + 1))
+	[ $t -le 120 ] || { cat $fe/swap_pools; fail "no pool on node $srv after 120 s"; }
+	sleep 1
+done
+ok "$(cat $fe/swap_pools) on node $srv"
+
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+out=$(vmstat pswpout) t0=$(now_ms)
+mib=$(( $(avail_mib) + 64 ))
+swapcheck pressure $mib 1 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong"; }
+ok "$(cat /run/sc.out) in $((($(now_ms) - t0) / 1000)) s;" \
+	"$(( $(vmstat pswpout) - out )) pages written to the swap disk (writethrough)"
+for c in remote_puts remote_put_failures remote_gets remote_get_hits \
+	remote_get_misses remote_get_failures remote_flushes \
+	remote_flush_failures flushes_dropped stores_no_pool; do
+	echo "$c $(cat $fe/$c)"
+done
+cat $fe/rtt
+expect $fe/remote_puts -ge 4096
+expect $fe/remote_get_hits -ge 1024
+expect $fe/remote_put_failures -eq 0
+expect $fe/remote_get_misses -eq 0
+expect $fe/remote_get_failures -eq 0
+expect $fs/failed_loads -eq 0
+
+swapoff /dev/vda || fail "swapoff"
+expect $fe/pools_destroyed -eq 1
+expect $fe/remote_in_flight -eq 0
+echo 1 > $fe/unregister
+expect $fe/unregister -eq 0
+rmmod ramster_frontend || fail "rmmod ramster_frontend"
+ok "swapoff destroyed the pool; the frontend unregistered and unloaded"
+no_leaks
+ramsterctl unconfigure || fail "ramsterctl unconfigure"
