@@ -41,9 +41,14 @@ static unsigned int timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms; 0: r2net's idle timeout)");
 
+static unsigned int window = 32;
+module_param(window, uint, 0444);
+MODULE_PARM_DESC(window, "Swap stores in flight at once in writethrough mode (0: each waits for the server; at most 1024)");
+
 u8 rf_target;
 enum rf_mode rf_mode;
 unsigned int rf_timeout_ms;
+unsigned int rf_window;
 struct rf_stats rf_stats;
 
 static const char * const rf_mode_names[] = {
@@ -126,6 +131,11 @@ static void rf_debugfs_init(void)
 		{ "remote_flushes", &rf_stats.remote_flushes },
 		{ "remote_flush_failures", &rf_stats.remote_flush_failures },
 		{ "remote_in_flight", &rf_stats.remote_in_flight },
+		{ "window_waits", &rf_stats.window_waits },
+		{ "window_full", &rf_stats.window_full },
+		{ "window_hits", &rf_stats.window_hits },
+		{ "window_lost", &rf_stats.window_lost },
+		{ "lost_loads", &rf_stats.lost_loads },
 		{ "flushes_dropped", &rf_stats.flushes_dropped },
 		{ "stores_no_pool", &rf_stats.stores_no_pool },
 		{ "pools_created", &rf_stats.pools_created },
@@ -177,8 +187,14 @@ static int __init rf_check_params(void)
 		       target);
 		return -EINVAL;
 	}
+	if (window > RF_WINDOW_MAX) {
+		pr_err("window=%u: at most %u stores in flight\n", window,
+		       RF_WINDOW_MAX);
+		return -EINVAL;
+	}
 	rf_target = target;
 	rf_timeout_ms = timeout_ms;
+	rf_window = window;
 	return 0;
 }
 
@@ -198,11 +214,12 @@ static int __init rf_init(void)
 	/* Calls rf_node_up() at once if the target is connected already. */
 	r2net_register_node_ops(&rf_node_ops);
 
-	pr_info("memory server node %u (%s), mode %s, frontswap %s\n",
+	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u\n",
 		rf_target,
 		r2net_node_connected(rf_target) ? "connected" :
 						  "not connected yet",
-		rf_mode_names[rf_mode], frontswap ? "on" : "off");
+		rf_mode_names[rf_mode], frontswap ? "on" : "off",
+		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0);
 	return 0;
 }
 module_init(rf_init);

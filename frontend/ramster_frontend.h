@@ -11,6 +11,8 @@
 
 struct dentry;
 
+#define RF_WINDOW_MAX	1024	/* module parameter "window" */
+
 /* What happens to swap pages the memory server holds (module "mode"). */
 enum rf_mode {
 	RF_MODE_WRITETHROUGH,	/* the swap disk has every page too */
@@ -21,6 +23,7 @@ enum rf_mode {
 extern u8 rf_target;
 extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
+extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 
 /* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
 struct rf_stats {
@@ -37,6 +40,11 @@ struct rf_stats {
 	atomic64_t pools_created;
 	atomic64_t pools_destroyed;
 	atomic64_t remote_in_flight;	/* requests waiting for a reply */
+	atomic64_t window_waits;	/* a store waited for a free slot */
+	atomic64_t window_full;		/* ... and gave up: the disk took it */
+	atomic64_t window_hits;		/* loads served from a slot in flight */
+	atomic64_t window_lost;		/* accepted stores the server refused */
+	atomic64_t lost_loads;		/* loads of those: read from the disk */
 	atomic64_t put_rtt_us_total;
 	atomic64_t put_rtt_us_max;
 	atomic64_t put_rtt_samples;

@@ -11,12 +11,25 @@
  * (offset & 15), index offset >> 4, so consecutive offsets spread over 16
  * objects per type.
  *
- * Stores and loads are synchronous r2net requests.  Invalidations can come
- * under the swap device's spinlock, so they are queued and sent
- * asynchronously; every store first hands the queued invalidations to
- * r2net, and r2net keeps one connection in order and the server runs one
- * request at a time per connection, so a flush can never overtake, and
- * delete, a later store of the same handle.
+ * Loads are synchronous r2net requests: the faulting thread waits.
+ *
+ * Stores in writethrough mode go through a window of rf_window slots: the
+ * page is copied into a slot, its PUT handed to r2net, and the store
+ * returns at once.  Until the reply comes the slot is in rf_entries[type]
+ * at the page's offset, and a load of that offset copies it from there.
+ * A PUT the server refuses, or that never gets a reply, leaves RF_LOST in
+ * its place, and a load of it is a miss: the swap disk has the page, as
+ * writethrough wrote it there too.  So a page frontswap was told is
+ * stored can always be loaded.  With no free slot a store waits for one
+ * (at most timeout_ms, then the disk takes the page).  In mode none the
+ * server has the only copy, so a store returns only once the server has
+ * accepted the page (and so does every store when window=0).
+ *
+ * Invalidations can come under the swap device's spinlock, so they are
+ * queued and sent asynchronously; every store first hands the queued
+ * invalidations to r2net, and r2net keeps one connection in order and the
+ * server runs one request at a time per connection, so a flush can never
+ * overtake, and delete, a later store of the same handle.
  *
  * A failed load is a miss for the kernel: in writethrough mode the swap
  * disk has the page, so -ENOENT reads it from there; in mode none the
@@ -34,6 +47,7 @@
 #include <linux/swap.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "r2net.h"
 #include "ramster_frontend.h"
@@ -53,6 +67,30 @@ struct rf_type {
 };
 
 static struct rf_type rf_types[MAX_SWAPFILES];
+
+/* A store in flight: our copy of the page, until the server replies. */
+struct rf_slot {
+	struct list_head	free;		/* rf_slot_free, when free */
+	struct page		*page;
+	unsigned int		type;
+	pgoff_t			offset;
+	struct tmem_handle	h;
+	ktime_t			sent;
+};
+
+static struct rf_slot *rf_slots;		/* rf_window of them */
+static LIST_HEAD(rf_slot_free);			/* rf_slot_lock */
+static DEFINE_SPINLOCK(rf_slot_lock);
+static DECLARE_WAIT_QUEUE_HEAD(rf_slot_wait);
+
+/*
+ * Per swap type, by offset: the slot of a store in flight, or RF_LOST for
+ * a page whose store the server did not take.  Nothing: the server has
+ * the page, or nobody does.  Loads copy from a slot under the xa_lock, and
+ * a slot is reused only after its entry has been replaced under it.
+ */
+static struct xarray rf_entries[MAX_SWAPFILES];
+#define RF_LOST		xa_mk_value(1)
 static DEFINE_MUTEX(rf_pool_mutex);
 
 static struct workqueue_struct *rf_wq;
@@ -335,30 +373,27 @@ static void rf_fs_init(unsigned int type)
 	mod_delayed_work(rf_wq, &rf_pool_work, 0);
 }
 
-static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
+/* May the server have stored a PUT that failed with err? */
+static bool rf_put_maybe_stored(int err)
 {
-	int pool = READ_ONCE(rf_types[type].pool_id);
+	return err == -ETIMEDOUT || err == -EINTR || err == -ECONNRESET;
+}
+
+/* Synchronous: returns once the server has answered (window=0, none). */
+static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
+			 struct page *page)
+{
 	struct r2net_reply reply = { };
 	struct tmem_handle_le w;
-	struct tmem_handle h;
-	struct kvec vec[2];
 	ktime_t t0;
 	int err;
 
-	if (pool < 0 || !rf_handle(&h, pool, type, offset)) {
-		atomic64_inc(&rf_stats.stores_no_pool);
-		return -ENODEV;
-	}
-	rf_flush_drain();
-
-	tmem_handle_to_le(&w, &h);
-	vec[0].iov_base = &w;
-	vec[0].iov_len = sizeof(w);
-	vec[1].iov_base = kmap_local_page(page);
-	vec[1].iov_len = PAGE_SIZE;
+	tmem_handle_to_le(&w, h);
 	t0 = ktime_get();
-	err = rf_send_sync(R2NET_MSG_TMEM_PUT_PAGE, vec, 2, &reply);
-	kunmap_local(vec[1].iov_base);
+	atomic64_inc(&rf_stats.remote_in_flight);
+	err = r2net_send_page_sync(rf_target, R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
+				   &w, sizeof(w), page, &reply, rf_timeout_ms);
+	atomic64_dec(&rf_stats.remote_in_flight);
 	if (!err)
 		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
 		       &rf_stats.put_rtt_samples, t0);
@@ -368,9 +403,9 @@ static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
 	}
 
 	atomic64_inc(&rf_stats.remote_put_failures);
-	if (err == -ETIMEDOUT || err == -EINTR || err == -ECONNRESET) {
+	if (rf_put_maybe_stored(err)) {
 		/* The put may still be stored: flush it after itself. */
-		rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &h, GFP_NOIO);
+		rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, h, GFP_NOIO);
 		return err;
 	}
 	if (err)
@@ -380,10 +415,171 @@ static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
 	return reply.status < 0 ? reply.status : -EPROTO;
 }
 
+static struct rf_slot *rf_slot_take(void)
+{
+	struct rf_slot *slot;
+
+	spin_lock(&rf_slot_lock);
+	slot = list_first_entry_or_null(&rf_slot_free, struct rf_slot, free);
+	if (slot)
+		list_del(&slot->free);
+	spin_unlock(&rf_slot_lock);
+	return slot;
+}
+
+static void rf_slot_give(struct rf_slot *slot)
+{
+	spin_lock(&rf_slot_lock);
+	list_add(&slot->free, &rf_slot_free);
+	spin_unlock(&rf_slot_lock);
+	wake_up(&rf_slot_wait);
+}
+
+/* The reply to a windowed PUT (or its failure): the slot is done. */
+static void rf_put_done(void *arg, int err, s32 status, const void *data,
+			u32 len)
+{
+	struct rf_slot *slot = arg;
+	struct xarray *xa = &rf_entries[slot->type];
+	bool stored = !err && status == 1;
+	void *old;
+
+	if (!err)
+		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
+		       &rf_stats.put_rtt_samples, slot->sent);
+	if (stored)
+		atomic64_inc(&rf_stats.remote_puts);
+	else
+		atomic64_inc(&rf_stats.remote_put_failures);
+
+	xa_lock(xa);
+	old = __xa_cmpxchg(xa, slot->offset, slot, stored ? NULL : RF_LOST,
+			   GFP_ATOMIC | __GFP_NOWARN);
+	/*
+	 * Still the latest store of the offset: with a failed PUT the server
+	 * may hold it or an older page there; flush that, before any later
+	 * store can be queued (those replace the entry under this lock
+	 * first).  If the entry could not become RF_LOST, the slot is at
+	 * least gone from it, so no load reads it after it is reused.
+	 */
+	if (old == slot && !stored) {
+		atomic64_inc(&rf_stats.window_lost);
+		rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &slot->h, GFP_ATOMIC);
+	} else if (xa_is_err(old)) {
+		__xa_erase(xa, slot->offset);
+	}
+	xa_unlock(xa);
+	if (!err && status == -TMEM_ENODEV)
+		rf_pool_lost(slot->type, slot->h.pool_id);
+
+	atomic64_dec(&rf_stats.remote_in_flight);
+	rf_slot_give(slot);
+	rf_async_put();
+}
+
+/* Through the window: returns once the PUT is handed to r2net. */
+static int rf_store_window(unsigned int type, struct tmem_handle *h,
+			   pgoff_t offset, struct page *page)
+{
+	struct xarray *xa = &rf_entries[type];
+	struct rf_slot *slot = rf_slot_take();
+	struct tmem_handle_le w;
+	long left;
+	int err;
+
+	if (!slot) {
+		atomic64_inc(&rf_stats.window_waits);
+		left = wait_event_timeout(rf_slot_wait,
+					  (slot = rf_slot_take()) != NULL,
+					  msecs_to_jiffies(rf_timeout_ms ?:
+							   10000));
+		if (!left && !slot) {
+			atomic64_inc(&rf_stats.window_full);
+			return -EBUSY;
+		}
+	}
+	copy_highpage(slot->page, page);
+	slot->type = type;
+	slot->offset = offset;
+	slot->h = *h;
+
+	err = xa_err(xa_store(xa, offset, slot, GFP_NOIO | __GFP_NOWARN));
+	if (err) {
+		rf_slot_give(slot);
+		return err;
+	}
+	/* After the entry: a flush of an older PUT of offset goes first. */
+	rf_flush_drain();
+
+	tmem_handle_to_le(&w, h);
+	atomic_inc(&rf_async_in_flight);
+	atomic64_inc(&rf_stats.remote_in_flight);
+	slot->sent = ktime_get();
+	err = r2net_send_page_async(rf_target, R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
+				    &w, sizeof(w), slot->page, rf_timeout_ms,
+				    rf_put_done, slot);
+	if (err) {
+		/* Not sent: frontswap writes the page to the disk alone. */
+		atomic64_dec(&rf_stats.remote_in_flight);
+		atomic64_inc(&rf_stats.remote_put_failures);
+		xa_cmpxchg(xa, offset, slot, NULL, 0);
+		rf_slot_give(slot);
+		rf_async_put();
+		return err;
+	}
+	return 0;
+}
+
+static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id);
+	struct tmem_handle h;
+
+	if (pool < 0 || !rf_handle(&h, pool, type, offset)) {
+		atomic64_inc(&rf_stats.stores_no_pool);
+		return -ENODEV;
+	}
+	if (rf_slots)
+		return rf_store_window(type, &h, offset, page);
+
+	/* An older page of offset may be in flight or lost: not any more. */
+	xa_erase(&rf_entries[type], offset);
+	rf_flush_drain();
+	return rf_store_sync(type, pool, &h, page);
+}
+
 /* A page that did not come back: see the top of the file. */
 static int rf_fs_load_failed(void)
 {
 	return rf_mode == RF_MODE_WRITETHROUGH ? -ENOENT : -EIO;
+}
+
+/*
+ * A page still in the window is copied from its slot; a lost one is a
+ * miss.  Returns false when the server is to be asked.
+ */
+static bool rf_load_local(unsigned int type, pgoff_t offset,
+			  struct page *page, int *err)
+{
+	struct xarray *xa = &rf_entries[type];
+	void *entry;
+
+	xa_lock(xa);
+	entry = xa_load(xa, offset);
+	if (entry && !xa_is_value(entry)) {
+		copy_highpage(page, ((struct rf_slot *)entry)->page);
+		xa_unlock(xa);
+		atomic64_inc(&rf_stats.window_hits);
+		*err = 0;
+		return true;
+	}
+	xa_unlock(xa);
+	if (entry == RF_LOST) {
+		atomic64_inc(&rf_stats.lost_loads);
+		*err = rf_fs_load_failed();
+		return true;
+	}
+	return false;
 }
 
 static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
@@ -398,6 +594,8 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 	void *dst;
 	int err;
 
+	if (rf_load_local(type, offset, page, &err))
+		return err;
 	if (pool < 0 || !rf_handle(&want, pool, type, offset)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		return rf_fs_load_failed();
@@ -448,6 +646,7 @@ static void rf_fs_invalidate_page(unsigned int type, pgoff_t offset)
 	int pool = READ_ONCE(rf_types[type].pool_id);
 	struct tmem_handle h;
 
+	xa_erase(&rf_entries[type], offset);
 	if (pool < 0 || !rf_handle(&h, pool, type, offset))
 		return;
 	rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &h, GFP_ATOMIC);
@@ -465,6 +664,8 @@ static void rf_fs_invalidate_area(unsigned int type)
 	mutex_unlock(&rf_pool_mutex);
 	if (pool >= 0)
 		rf_destroy_pool(pool);
+	/* Stores still in flight find their entries gone: that is fine. */
+	xa_destroy(&rf_entries[type]);
 }
 
 static const struct frontswap_ops rf_frontswap_ops = {
@@ -535,21 +736,61 @@ void rf_swap_debugfs(struct dentry *dir)
 	debugfs_create_file("swap_pools", 0444, dir, NULL, &rf_pools_fops);
 }
 
+static void rf_slots_free(void)
+{
+	unsigned int i;
+
+	if (!rf_slots)
+		return;
+	for (i = 0; i < rf_window; i++)
+		if (rf_slots[i].page)
+			__free_page(rf_slots[i].page);
+	kfree(rf_slots);
+	rf_slots = NULL;
+	INIT_LIST_HEAD(&rf_slot_free);
+}
+
+/* The window's slots and their pages, taken now: stores need no memory. */
+static int rf_slots_alloc(void)
+{
+	unsigned int i;
+
+	if (!rf_window || rf_mode != RF_MODE_WRITETHROUGH)
+		return 0;
+	rf_slots = kcalloc(rf_window, sizeof(*rf_slots), GFP_KERNEL);
+	if (!rf_slots)
+		return -ENOMEM;
+	for (i = 0; i < rf_window; i++) {
+		rf_slots[i].page = alloc_page(GFP_KERNEL);
+		if (!rf_slots[i].page) {
+			rf_slots_free();
+			return -ENOMEM;
+		}
+		list_add_tail(&rf_slots[i].free, &rf_slot_free);
+	}
+	return 0;
+}
+
 int rf_swap_init(void)
 {
 	int type, ret;
 
-	for (type = 0; type < MAX_SWAPFILES; type++)
+	for (type = 0; type < MAX_SWAPFILES; type++) {
 		rf_types[type].pool_id = -1;
+		xa_init(&rf_entries[type]);
+	}
 
 	rf_reply_pool = mempool_create_kmalloc_pool(RF_REPLY_BUFS,
 						    R2NET_MAX_PAYLOAD);
 	if (!rf_reply_pool)
 		return -ENOMEM;
+	ret = rf_slots_alloc();
+	if (ret)
+		goto err_pool;
 	rf_wq = alloc_workqueue("ramster_frontend", WQ_MEM_RECLAIM, 0);
 	if (!rf_wq) {
 		ret = -ENOMEM;
-		goto err_pool;
+		goto err_slots;
 	}
 	ret = frontswap_writethrough(rf_mode == RF_MODE_WRITETHROUGH);
 	if (ret) {
@@ -573,6 +814,8 @@ err_writethrough:
 	frontswap_writethrough(false);
 err_wq:
 	destroy_workqueue(rf_wq);
+err_slots:
+	rf_slots_free();
 err_pool:
 	mempool_destroy(rf_reply_pool);
 	return ret;
@@ -595,5 +838,8 @@ void rf_swap_exit(void)
 	/* r2net calls rf_flush_done() once for each: wait for them all. */
 	wait_event(rf_async_wait, !atomic_read(&rf_async_in_flight));
 	destroy_workqueue(rf_wq);
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		xa_destroy(&rf_entries[type]);
+	rf_slots_free();
 	mempool_destroy(rf_reply_pool);
 }

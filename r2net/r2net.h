@@ -15,6 +15,8 @@
 #include <linux/types.h>
 #include <linux/uio.h>
 
+struct page;
+
 #include "r2net_wire.h"
 
 /* A request as its handler sees it. */
@@ -91,6 +93,20 @@ typedef void (*r2net_done_fn)(void *arg, int err, s32 status,
 int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
 		     size_t nvec, unsigned int timeout_ms,
 		     r2net_done_fn done, void *arg);
+
+/*
+ * The same with a page after head_len bytes of head (the payload is head
+ * then the page), without copying the page: it is referenced until it is
+ * sent, and must not change until the request completes.  For swap pages,
+ * which are sent while memory is short.
+ */
+int r2net_send_page_sync(u8 node, u16 type, u32 key, const void *head,
+			 size_t head_len, struct page *page,
+			 struct r2net_reply *reply, unsigned int timeout_ms);
+int r2net_send_page_async(u8 node, u16 type, u32 key, const void *head,
+			  size_t head_len, struct page *page,
+			  unsigned int timeout_ms, r2net_done_fn done,
+			  void *arg);
 
 /*
  * Is node configured in the cluster (under configfs), and which number

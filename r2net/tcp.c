@@ -24,6 +24,7 @@
  * a second) starts connections to nodes that have none.
  */
 #include <linux/delay.h>
+#include <linux/highmem.h>
 #include <linux/in.h>
 #include <linux/kref.h>
 #include <linux/kthread.h>
@@ -54,9 +55,15 @@ enum {
 	R2NET_CONN_UP,		/* handshake done; rn->conn points here */
 };
 
+/*
+ * A frame to send: header and head in data[], then the page if there is
+ * one (referenced until the frame is sent or dropped).
+ */
 struct r2net_txbuf {
 	struct list_head	list;
-	size_t			len;
+	size_t			len;		/* of the whole frame */
+	size_t			head_len;	/* of data[] */
+	struct page		*page;
 	u8			data[];
 };
 
@@ -192,12 +199,19 @@ static void r2net_conn_reject(struct r2net_conn *conn, enum r2net_stat stat,
 
 /* Sending */
 
+/*
+ * A frame of the header, the vec's bytes (len in all) and, if page is
+ * set, the page's PAGE_SIZE bytes after them.  The page is not copied: it
+ * is referenced until the frame is sent, so the caller may not change it
+ * before its request completes.
+ */
 static struct r2net_txbuf *r2net_txbuf_alloc(u16 type, u16 flags, u32 key,
 					     u32 sys_status, s32 status,
 					     u64 req_id, const struct kvec *vec,
 					     size_t nvec, size_t len,
-					     gfp_t gfp)
+					     struct page *page, gfp_t gfp)
 {
+	size_t plen = len + (page ? PAGE_SIZE : 0);
 	struct r2net_txbuf *tb;
 	struct r2net_hdr *hdr;
 	u8 *p;
@@ -206,9 +220,13 @@ static struct r2net_txbuf *r2net_txbuf_alloc(u16 type, u16 flags, u32 key,
 	tb = kmalloc(struct_size(tb, data, R2NET_HDR_LEN + len), gfp);
 	if (!tb)
 		return NULL;
-	tb->len = R2NET_HDR_LEN + len;
+	tb->head_len = R2NET_HDR_LEN + len;
+	tb->len = R2NET_HDR_LEN + plen;
+	tb->page = page;
+	if (page)
+		get_page(page);
 	hdr = (struct r2net_hdr *)tb->data;
-	r2net_hdr_init(hdr, type, flags, len, req_id, status);
+	r2net_hdr_init(hdr, type, flags, plen, req_id, status);
 	r2net_hdr_set_key(hdr, key, sys_status);
 	p = tb->data + R2NET_HDR_LEN;
 	for (i = 0; i < nvec; i++) {
@@ -216,6 +234,13 @@ static struct r2net_txbuf *r2net_txbuf_alloc(u16 type, u16 flags, u32 key,
 		p += vec[i].iov_len;
 	}
 	return tb;
+}
+
+static void r2net_txbuf_free(struct r2net_txbuf *tb)
+{
+	if (tb->page)
+		put_page(tb->page);
+	kfree(tb);
 }
 
 static long r2net_wait_room(struct r2net_conn *conn, size_t limit,
@@ -245,7 +270,7 @@ static int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb,
 		if (wait) {
 			left = r2net_wait_room(conn, limit, deadline);
 			if (left <= 0) {
-				kfree(tb);
+				r2net_txbuf_free(tb);
 				return left ? -EINTR : -ETIMEDOUT;
 			}
 		} else {
@@ -258,7 +283,7 @@ static int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb,
 	spin_lock(&conn->tx_lock);
 	if (test_bit(R2NET_CONN_DEAD, &conn->flags)) {
 		spin_unlock(&conn->tx_lock);
-		kfree(tb);
+		r2net_txbuf_free(tb);
 		return -ECONNRESET;
 	}
 	list_add_tail(&tb->list, &conn->tx_queue);
@@ -281,6 +306,21 @@ static int r2net_send_raw(struct r2net_conn *conn, void *data, size_t len,
 	if (ret == len)
 		return 0;
 	return ret < 0 ? ret : -EIO;
+}
+
+static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
+			 bool more)
+{
+	void *addr;
+	int ret;
+
+	ret = r2net_send_raw(conn, tb->data, tb->head_len, more || tb->page);
+	if (ret || !tb->page)
+		return ret;
+	addr = kmap_local_page(tb->page);
+	ret = r2net_send_raw(conn, addr, PAGE_SIZE, more);
+	kunmap_local(addr);
+	return ret;
 }
 
 static void r2net_tx_work_fn(struct work_struct *work)
@@ -307,7 +347,7 @@ static void r2net_tx_work_fn(struct work_struct *work)
 			break;
 
 		if (!test_bit(R2NET_CONN_DEAD, &conn->flags)) {
-			ret = r2net_send_raw(conn, tb->data, tb->len, more);
+			ret = r2net_send_tb(conn, tb, more);
 			if (ret) {
 				r2net_stat_inc(rn, R2NET_STAT_SEND_ERRORS);
 				pr_warn_ratelimited("node %u (%pI4): send failed (%d); closing the connection\n",
@@ -323,7 +363,7 @@ static void r2net_tx_work_fn(struct work_struct *work)
 		conn->tx_queued -= tb->len;
 		spin_unlock(&conn->tx_lock);
 		wake_up(&conn->tx_wait);
-		kfree(tb);
+		r2net_txbuf_free(tb);
 	}
 	memalloc_noreclaim_restore(noreclaim);
 }
@@ -336,7 +376,7 @@ static int r2net_queue_system(struct r2net_conn *conn, u16 type, u64 id,
 	struct r2net_txbuf *tb;
 
 	tb = r2net_txbuf_alloc(type, 0, 0, 0, 0, id, &vec, len ? 1 : 0, len,
-			       GFP_NOIO);
+			       NULL, GFP_NOIO);
 	if (!tb)
 		return -ENOMEM;
 	if (type != R2NET_MSG_HANDSHAKE)
@@ -419,7 +459,8 @@ static void r2net_pending_complete(struct r2net_pending *p, int err,
  */
 static int r2net_send_request(u8 num, u16 type, u32 key,
 			      const struct kvec *vec, size_t nvec,
-			      struct r2net_pending *p, unsigned int timeout_ms,
+			      struct page *page, struct r2net_pending *p,
+			      unsigned int timeout_ms,
 			      struct r2net_conn **connp, u32 *idp)
 {
 	struct r2net_conn *conn;
@@ -435,7 +476,9 @@ static int r2net_send_request(u8 num, u16 type, u32 key,
 		if (len > R2NET_MAX_PAYLOAD)
 			return -EMSGSIZE;
 	}
-	if (!r2net_msg_len_ok(type, false, len))
+	if (page && len > R2NET_MAX_PAYLOAD - PAGE_SIZE)
+		return -EMSGSIZE;
+	if (!r2net_msg_len_ok(type, false, len + (page ? PAGE_SIZE : 0)))
 		return -EMSGSIZE;
 	if (num > R2NET_MAX_NODE)
 		return -ENOTCONN;
@@ -449,8 +492,8 @@ static int r2net_send_request(u8 num, u16 type, u32 key,
 	p->deadline = jiffies + msecs_to_jiffies(timeout_ms ?:
 						 r2net_info.idle_timeout_ms);
 
-	tb = r2net_txbuf_alloc(type, 0, key, 0, 0, 0, vec, nvec, len,
-			       GFP_NOIO);
+	tb = r2net_txbuf_alloc(type, 0, key, 0, 0, 0, vec, nvec, len, page,
+			       GFP_NOIO | __GFP_NOWARN);
 	if (!tb) {
 		ret = -ENOMEM;
 		goto out_put;
@@ -458,7 +501,7 @@ static int r2net_send_request(u8 num, u16 type, u32 key,
 	ret = xa_alloc_cyclic(&conn->pending, &id, p, xa_limit_32b,
 			      &conn->next_id, GFP_NOIO);
 	if (ret < 0) {
-		kfree(tb);
+		r2net_txbuf_free(tb);
 		goto out_put;
 	}
 	atomic_inc(&r2net_conn_node(conn)->in_flight);
@@ -466,7 +509,7 @@ static int r2net_send_request(u8 num, u16 type, u32 key,
 
 	/* The teardown may have drained the table before p went in. */
 	if (test_bit(R2NET_CONN_DEAD, &conn->flags)) {
-		kfree(tb);
+		r2net_txbuf_free(tb);
 		ret = -ECONNRESET;
 		goto out_take;
 	}
@@ -491,9 +534,9 @@ out_put:
 	return ret;
 }
 
-int r2net_send_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
-		    size_t nvec, struct r2net_reply *reply,
-		    unsigned int timeout_ms)
+static int r2net_do_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
+			 size_t nvec, struct page *page,
+			 struct r2net_reply *reply, unsigned int timeout_ms)
 {
 	struct r2net_pending p = { .reply = reply };
 	struct r2net_conn *conn;
@@ -506,8 +549,8 @@ int r2net_send_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
 		reply->status = 0;
 		reply->len = 0;
 	}
-	ret = r2net_send_request(node, type, key, vec, nvec, &p, timeout_ms,
-				 &conn, &id);
+	ret = r2net_send_request(node, type, key, vec, nvec, page, &p,
+				 timeout_ms, &conn, &id);
 	if (ret)
 		return ret;
 	left = max_t(long, p.deadline - jiffies, 1);
@@ -525,11 +568,31 @@ int r2net_send_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
 	r2net_conn_put(conn);
 	return p.err;
 }
+
+int r2net_send_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
+		    size_t nvec, struct r2net_reply *reply,
+		    unsigned int timeout_ms)
+{
+	return r2net_do_sync(node, type, key, vec, nvec, NULL, reply,
+			     timeout_ms);
+}
 EXPORT_SYMBOL_GPL(r2net_send_sync);
 
-int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
-		     size_t nvec, unsigned int timeout_ms,
-		     r2net_done_fn done, void *arg)
+int r2net_send_page_sync(u8 node, u16 type, u32 key, const void *head,
+			 size_t head_len, struct page *page,
+			 struct r2net_reply *reply, unsigned int timeout_ms)
+{
+	struct kvec vec = { .iov_base = (void *)head, .iov_len = head_len };
+
+	return r2net_do_sync(node, type, key, &vec, 1, page, reply,
+			     timeout_ms);
+}
+EXPORT_SYMBOL_GPL(r2net_send_page_sync);
+
+static int r2net_do_async(u8 node, u16 type, u32 key, const struct kvec *vec,
+			  size_t nvec, struct page *page,
+			  unsigned int timeout_ms, r2net_done_fn done,
+			  void *arg)
 {
 	struct r2net_pending *p;
 	struct r2net_conn *conn;
@@ -538,13 +601,13 @@ int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
 
 	if (!done)
 		return -EINVAL;
-	p = kzalloc(sizeof(*p), GFP_NOIO);
+	p = kzalloc(sizeof(*p), GFP_NOIO | __GFP_NOWARN);
 	if (!p)
 		return -ENOMEM;
 	p->done = done;
 	p->arg = arg;
-	ret = r2net_send_request(node, type, key, vec, nvec, p, timeout_ms,
-				 &conn, &id);
+	ret = r2net_send_request(node, type, key, vec, nvec, page, p,
+				 timeout_ms, &conn, &id);
 	if (ret) {
 		kfree(p);
 		return ret;
@@ -553,7 +616,27 @@ int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
 	r2net_conn_put(conn);
 	return 0;
 }
+
+int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
+		     size_t nvec, unsigned int timeout_ms,
+		     r2net_done_fn done, void *arg)
+{
+	return r2net_do_async(node, type, key, vec, nvec, NULL, timeout_ms,
+			      done, arg);
+}
 EXPORT_SYMBOL_GPL(r2net_send_async);
+
+int r2net_send_page_async(u8 node, u16 type, u32 key, const void *head,
+			  size_t head_len, struct page *page,
+			  unsigned int timeout_ms, r2net_done_fn done,
+			  void *arg)
+{
+	struct kvec vec = { .iov_base = (void *)head, .iov_len = head_len };
+
+	return r2net_do_async(node, type, key, &vec, 1, page, timeout_ms,
+			      done, arg);
+}
+EXPORT_SYMBOL_GPL(r2net_send_page_async);
 
 /* Complete every request past its deadline; runs while the node is up. */
 static void r2net_reap_work_fn(struct work_struct *work)
@@ -791,13 +874,14 @@ static int r2net_rx_request(struct r2net_conn *conn,
 	vec.iov_base = conn->reply_buf;
 	vec.iov_len = sys ? 0 : req.reply_len;
 	tb = r2net_txbuf_alloc(msg->type, R2NET_F_REPLY, msg->key, sys, status,
-			       msg->req_id, &vec, 1, vec.iov_len, GFP_NOIO);
+			       msg->req_id, &vec, 1, vec.iov_len, NULL,
+			       GFP_NOIO);
 	if (!tb) {
 		/* The sender must hear something: a bare reply is small. */
 		vec.iov_len = 0;
 		tb = r2net_txbuf_alloc(msg->type, R2NET_F_REPLY, msg->key,
 				       R2NET_SYS_NOMEM, 0, msg->req_id, &vec,
-				       0, 0, GFP_NOIO | __GFP_NOFAIL);
+				       0, 0, NULL, GFP_NOIO | __GFP_NOFAIL);
 	}
 	r2net_queue(conn, tb, false, 0);
 	return 0;
@@ -966,7 +1050,7 @@ static void r2net_conn_teardown(struct r2net_conn *conn)
 			r2net_pending_complete(p, -ECONNRESET, 0, NULL, 0);
 	list_for_each_entry_safe(tb, tmp, &conn->tx_queue, list) {
 		list_del(&tb->list);
-		kfree(tb);
+		r2net_txbuf_free(tb);
 	}
 	conn->tx_queued = 0;
 
