@@ -3,7 +3,6 @@
 #   make            packages, guest kernel (cached), modules, image, tools
 #   make demo       the main job: the default cluster up through libvirt
 #   make test       everything above, then every test; ends "N passed, N failed"
-#   make test-long  the same plus the long tests (tests/long: over an hour)
 #   make check      checkpatch --strict and sparse on the project's code
 #   make clean
 
@@ -22,12 +21,12 @@ MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
 	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test test-long check clean help bench-r2net bench-backend
+.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench-r2net bench-backend
 
 all: image image-fast tools
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,8p' Makefile
 
 deps:
 	@scripts/deps.sh
@@ -88,9 +87,6 @@ down: tools
 
 test: all
 	tests/run
-
-test-long: all
-	RAMSTER_LONG=1 tests/run
 
 bench-r2net: all
 	bench/r2net.sh
