@@ -63,6 +63,7 @@ static_assert(PAGE_SIZE == TMEM_PAGE_SIZE, "frontswap moves 4 KiB pages");
 /* Per swap type; active and changes of pool_id under rf_pool_mutex. */
 struct rf_type {
 	bool	active;		/* swapon'd and not invalidated */
+	bool	check;		/* pool_id made before a reconnect */
 	int	pool_id;	/* the server's pool, or -1; READ_ONCE */
 };
 
@@ -311,6 +312,29 @@ static void rf_destroy_pool(int pool)
 	}
 }
 
+/*
+ * Does the server still have pool (after a reconnect: it may have been
+ * restarted)?  A GET of an object frontswap never uses (oid[1] is always
+ * 0 for it) misses in a pool that exists.  Returns 1 if it does, 0 if it
+ * does not, or a negative errno when the server did not say.
+ */
+static int rf_pool_exists(int pool)
+{
+	struct tmem_handle h = { .pool_id = pool, .oid = { 0, 1, 0 } };
+	struct r2net_reply reply = { };
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	int err;
+
+	tmem_handle_to_le(&w, &h);
+	err = rf_send_sync(R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
+	if (err)
+		return err;
+	if (reply.status == -TMEM_ENODEV)
+		return 0;
+	return reply.status < 0 ? reply.status : 1;
+}
+
 /* Create the pools of active swap types that have none. */
 static void rf_pool_work_fn(struct work_struct *work)
 {
@@ -321,7 +345,22 @@ static void rf_pool_work_fn(struct work_struct *work)
 		return;		/* the node-up event queues us again */
 	mutex_lock(&rf_pool_mutex);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
-		if (!rf_types[type].active || rf_types[type].pool_id >= 0)
+		if (!rf_types[type].active)
+			continue;
+		if (rf_types[type].check && rf_types[type].pool_id >= 0) {
+			id = rf_pool_exists(rf_types[type].pool_id);
+			if (id < 0) {
+				retry = true;
+				break;
+			}
+			rf_types[type].check = false;
+			if (!id) {
+				pr_warn("swap type %d: node %u no longer has pool %d (restarted?); making a new one\n",
+					type, rf_target, rf_types[type].pool_id);
+				WRITE_ONCE(rf_types[type].pool_id, -1);
+			}
+		}
+		if (rf_types[type].pool_id >= 0)
 			continue;
 		id = rf_new_pool();
 		if (id < 0) {
@@ -354,11 +393,18 @@ static void rf_pool_lost(unsigned int type, int pool)
 
 void rf_swap_node_up(void)
 {
+	int type;
+
 	/*
-	 * Pools made before the connection went are kept: if the server
-	 * still has them, their pages come back; if not, the first request
-	 * to one gets -TMEM_ENODEV and rf_pool_lost() replaces it.
+	 * Pools made before the connection went are kept if the server
+	 * still has them (their pages come back); the work asks it, and
+	 * replaces those it lost.  Until then a request to one that is gone
+	 * gets -TMEM_ENODEV, and rf_pool_lost() replaces it as well.
 	 */
+	mutex_lock(&rf_pool_mutex);
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		rf_types[type].check = rf_types[type].pool_id >= 0;
+	mutex_unlock(&rf_pool_mutex);
 	mod_delayed_work(rf_wq, &rf_pool_work, 0);
 }
 
@@ -771,6 +817,18 @@ static int rf_slots_alloc(void)
 	return 0;
 }
 
+static bool rf_any_active(void)
+{
+	bool any = false;
+	int type;
+
+	mutex_lock(&rf_pool_mutex);
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		any |= rf_types[type].active;
+	mutex_unlock(&rf_pool_mutex);
+	return any;
+}
+
 int rf_swap_init(void)
 {
 	int type, ret;
@@ -802,6 +860,13 @@ int rf_swap_init(void)
 	if (ret) {
 		pr_err("the frontswap backend slot is taken (zswap enabled?): %d\n",
 		       ret);
+		goto err_writethrough;
+	}
+	/* Registering announced every active swap type to rf_fs_init(). */
+	if (!rf_any_active()) {
+		frontswap_unregister_ops(&rf_frontswap_ops);
+		pr_err("frontswap=1 but no swap device is active: swapon one first, or load with frontswap=0\n");
+		ret = -ENODEV;
 		goto err_writethrough;
 	}
 	mutex_lock(&rf_reg_mutex);
