@@ -13,7 +13,8 @@ BUILD = build
 FAST = $(BUILD)/fast
 CLUSTER ?= libvirt-xml/default.cluster
 TOOL = tools/ramster-cluster/ramster-cluster
-GUEST_BINS = $(BUILD)/swapcheck $(BUILD)/r2inject $(BUILD)/tcpping
+GUEST_BINS = $(BUILD)/swapcheck $(BUILD)/r2inject $(BUILD)/tcpping \
+	$(BUILD)/fcheck
 MODULES = tests/probe/tmem_probe.ko r2net/r2net.ko tests/r2echo/r2echo.ko \
 	tests/tmemclient/tmemclient.ko backend-node/ramster_backend.ko \
 	frontend/ramster_frontend.ko tests/zbench/zbench.ko
@@ -63,6 +64,7 @@ image-fast: modules-fast $(GUEST_BINS) tools
 		tools/ramsterctl/ramsterctl
 	@ln -sfn $(FAST_KDIR)/arch/x86/boot/bzImage $(FAST)/bzImage
 
+$(BUILD)/swapcheck $(BUILD)/fcheck: tests/guest-bin/pagepat.h
 $(BUILD)/r2inject: GUEST_CFLAGS += -Ishared-abi
 $(BUILD)/r2inject: shared-abi/r2net_wire.h shared-abi/abi_types.h
 

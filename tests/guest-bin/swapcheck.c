@@ -19,76 +19,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PAGE 4096UL
 #define MAGIC 0x52414d5354455221ULL	/* "RAMSTER!" */
 
 static const char *progname = "swapcheck";
 
-struct hdr {
-	uint64_t magic;
-	uint64_t seed;
-	uint64_t index;
-	uint64_t gen;
-};
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/*
- * Word @i of a page: one word in four is random, the rest follow a short
- * pattern, so pages compress about as well as typical anonymous memory
- * (LZO gets them to roughly half) while every word is still checkable.
- */
-static uint64_t word(uint64_t seed, uint64_t index, uint64_t gen, size_t i)
-{
-	if (i % 4 == 0)
-		return mix(seed ^ (index << 20) ^ (gen << 48) ^ i);
-	return (index << 32) | (gen << 16) | (i & 0xff);
-}
+#include "pagepat.h"
 
 static void fill(void *p, uint64_t seed, uint64_t index, uint64_t gen)
 {
-	uint64_t *w = p;
-	struct hdr *h = p;
-	size_t i;
-
-	for (i = sizeof(*h) / 8; i < PAGE / 8; i++)
-		w[i] = word(seed, index, gen, i);
-	h->magic = MAGIC;
-	h->seed = seed;
-	h->index = index;
-	h->gen = gen;
+	pp_fill(p, MAGIC, seed, index, gen);
 }
 
-/* 0 when @p holds exactly what fill() wrote for these values. */
 static int check(const void *p, uint64_t seed, uint64_t index, uint64_t gen)
 {
-	const uint64_t *w = p;
-	const struct hdr *h = p;
-	size_t i;
-
-	if (h->magic != MAGIC || h->seed != seed || h->index != index ||
-	    h->gen != gen) {
-		fprintf(stderr, "%s: page %" PRIu64 ": header says magic %" PRIx64
-			" seed %" PRIu64 " index %" PRIu64 " gen %" PRIu64
-			", want gen %" PRIu64 "\n", progname, index, h->magic,
-			h->seed, h->index, h->gen, gen);
-		return -1;
-	}
-	for (i = sizeof(*h) / 8; i < PAGE / 8; i++)
-		if (w[i] != word(seed, index, gen, i)) {
-			fprintf(stderr, "%s: page %" PRIu64 ": word %zu wrong\n",
-				progname, index, i);
-			return -1;
-		}
-	return 0;
+	return pp_check(p, MAGIC, seed, index, gen, "memory");
 }
 
 static void *map_pages(size_t n)
@@ -319,8 +263,8 @@ static int cmd_slots(const char *dev, int want_on_disk, const char *knob)
 
 		if (off < 0 || pread(fd, blk, PAGE, off * PAGE) != (ssize_t)PAGE)
 			return 2;
-		if (!memcmp(blk, &(struct hdr){ MAGIC, seed, i, 3 },
-			    sizeof(struct hdr)))
+		if (!memcmp(blk, &(struct pp_hdr){ MAGIC, seed, i, 3 },
+			    sizeof(struct pp_hdr)))
 			on_disk++;
 	}
 	close(fd);
@@ -348,12 +292,23 @@ static int cmd_slots(const char *dev, int want_on_disk, const char *knob)
 	return 0;
 }
 
-/* hold N SECONDS: keep N pages in swap for a while (for unregister). */
+static void wake(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * hold N SECONDS: keep N pages in swap for a while (for unregister, or
+ * while a memory server goes), then check them all.  SIGUSR1 ends the
+ * wait early.
+ */
 static int cmd_hold(size_t n, unsigned int secs)
 {
 	char *buf = map_pages(n);
 	uint64_t seed = mix(getpid() + 9);
 	size_t i;
+
+	signal(SIGUSR1, wake);
 
 	for (i = 0; i < n; i++)
 		fill(buf + i * PAGE, seed, i, 1);
@@ -370,7 +325,7 @@ static void usage(FILE *f)
 		"       swapcheck pressure MIB [ROUNDS]\n"
 		"       swapcheck lose KNOB\n"
 		"       swapcheck slots SWAPDEV yes|no KNOB\n"
-		"       swapcheck hold PAGES SECONDS\n"
+		"       swapcheck hold PAGES SECONDS   (SIGUSR1 ends the wait)\n"
 		"Swap workloads that check every page they wrote.  Exit 0 when\n"
 		"every check passed, 1 when data was wrong, 2 on usage or setup\n"
 		"errors.  Needs an active swap device.\n");
