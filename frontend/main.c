@@ -3,11 +3,13 @@
  * ramster_frontend: a client node's swap pages kept in a memory server's
  * RAM, over r2net (RAMster's "remotify" path, without local zcache).
  *
- * Load it after r2net has its cluster configured:
+ * Load it after r2net has its cluster configured and swap is on:
  *	insmod ramster_frontend.ko target=N [mode=writethrough|none]
- *		[frontswap=Y|N] [timeout_ms=MS]
+ *		[frontswap=Y|N] [window=N] [timeout_ms=MS]
  * target is the memory server's node number; a node r2net does not know,
- * or this node itself, is refused.  In mode writethrough (the default)
+ * or this node itself, is refused, and so is frontswap with no active
+ * swap device.  window is how many swap stores may wait for the server
+ * at once in writethrough mode (see swap.c).  In mode writethrough (the default)
  * every page the server accepts is written to the swap disk as well, so
  * losing the server loses nothing; in mode none the server has the only
  * copy, and a process whose page is lost gets SIGBUS.
@@ -41,6 +43,14 @@ static unsigned int timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms; 0: r2net's idle timeout)");
 
+static bool cleancache = true;
+module_param(cleancache, bool, 0444);
+MODULE_PARM_DESC(cleancache, "Keep clean page-cache pages on the memory server (once on, the module stays loaded)");
+
+static unsigned int cc_window = 512;
+module_param(cc_window, uint, 0444);
+MODULE_PARM_DESC(cc_window, "cleancache puts queued at once (1..1024; more are dropped)");
+
 static unsigned int window = 32;
 module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "Swap stores in flight at once in writethrough mode (0: each waits for the server; at most 1024)");
@@ -49,6 +59,7 @@ u8 rf_target;
 enum rf_mode rf_mode;
 unsigned int rf_timeout_ms;
 unsigned int rf_window;
+unsigned int rf_cc_window;
 struct rf_stats rf_stats;
 
 static const char * const rf_mode_names[] = {
@@ -67,12 +78,16 @@ static void rf_node_up(u8 node, void *data)
 	pr_info("memory server node %u is up\n", node);
 	if (frontswap)
 		rf_swap_node_up();
+	if (cleancache)
+		rf_cc_node_up();
 }
 
 static void rf_node_down(u8 node, void *data)
 {
 	if (node != rf_target)
 		return;
+	if (cleancache)
+		rf_cc_node_down();
 	if (rf_mode == RF_MODE_WRITETHROUGH)
 		pr_warn("memory server node %u is down: swap pages go to the disk, and are read from it, until it is back\n",
 			node);
@@ -140,6 +155,19 @@ static void rf_debugfs_init(void)
 		{ "stores_no_pool", &rf_stats.stores_no_pool },
 		{ "pools_created", &rf_stats.pools_created },
 		{ "pools_destroyed", &rf_stats.pools_destroyed },
+		{ "cc_puts", &rf_stats.cc_puts },
+		{ "cc_put_failures", &rf_stats.cc_put_failures },
+		{ "cc_puts_dropped", &rf_stats.cc_puts_dropped },
+		{ "cc_gets", &rf_stats.cc_gets },
+		{ "cc_get_hits", &rf_stats.cc_get_hits },
+		{ "cc_get_misses", &rf_stats.cc_get_misses },
+		{ "cc_get_failures", &rf_stats.cc_get_failures },
+		{ "cc_get_discarded", &rf_stats.cc_get_discarded },
+		{ "cc_flushes", &rf_stats.cc_flushes },
+		{ "cc_flush_failures", &rf_stats.cc_flush_failures },
+		{ "cc_pools_created", &rf_stats.cc_pools_created },
+		{ "cc_pools_destroyed", &rf_stats.cc_pools_destroyed },
+		{ "cc_pools_stale", &rf_stats.cc_pools_stale },
 		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
 		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
 	};
@@ -152,6 +180,8 @@ static void rf_debugfs_init(void)
 	debugfs_create_file("rtt", 0444, rf_dir, NULL, &rf_rtt_fops);
 	if (frontswap)
 		rf_swap_debugfs(rf_dir);
+	if (cleancache)
+		rf_cc_debugfs(rf_dir);
 }
 
 /* ---- load and unload ---- */
@@ -192,9 +222,18 @@ static int __init rf_check_params(void)
 		       RF_WINDOW_MAX);
 		return -EINVAL;
 	}
+	if (cleancache && (!cc_window || cc_window > RF_WINDOW_MAX)) {
+		pr_err("cc_window=%u: give 1..%u\n", cc_window, RF_WINDOW_MAX);
+		return -EINVAL;
+	}
+	if (!frontswap && !cleancache) {
+		pr_err("frontswap=0 and cleancache=0: nothing to do\n");
+		return -EINVAL;
+	}
 	rf_target = target;
 	rf_timeout_ms = timeout_ms;
 	rf_window = window;
+	rf_cc_window = cc_window;
 	return 0;
 }
 
@@ -210,17 +249,31 @@ static int __init rf_init(void)
 		if (ret)
 			return ret;
 	}
+	if (cleancache) {
+		/* Last: once registered, cleancache keeps us for good. */
+		ret = rf_cc_init();
+		if (ret)
+			goto err_swap;
+	}
 	rf_debugfs_init();
 	/* Calls rf_node_up() at once if the target is connected already. */
 	r2net_register_node_ops(&rf_node_ops);
 
-	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u\n",
+	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s\n",
 		rf_target,
 		r2net_node_connected(rf_target) ? "connected" :
 						  "not connected yet",
 		rf_mode_names[rf_mode], frontswap ? "on" : "off",
-		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0);
+		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0,
+		cleancache ? "on" : "off");
 	return 0;
+
+err_swap:
+	if (frontswap) {
+		rf_swap_unregister();
+		rf_swap_exit();
+	}
+	return ret;
 }
 module_init(rf_init);
 

@@ -24,6 +24,7 @@ extern u8 rf_target;
 extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
+extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 
 /* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
 struct rf_stats {
@@ -45,6 +46,20 @@ struct rf_stats {
 	atomic64_t window_hits;		/* loads served from a slot in flight */
 	atomic64_t window_lost;		/* accepted stores the server refused */
 	atomic64_t lost_loads;		/* loads of those: read from the disk */
+	/* cleancache */
+	atomic64_t cc_puts;		/* pages the server took */
+	atomic64_t cc_put_failures;	/* it did not, or r2net failed */
+	atomic64_t cc_puts_dropped;	/* not sent: no pool, server or slot */
+	atomic64_t cc_gets;		/* GET_PAGE requests sent */
+	atomic64_t cc_get_hits;
+	atomic64_t cc_get_misses;
+	atomic64_t cc_get_failures;	/* error status, bad reply, r2net */
+	atomic64_t cc_get_discarded;	/* came back after the pool went stale */
+	atomic64_t cc_flushes;
+	atomic64_t cc_flush_failures;	/* each makes its pool stale */
+	atomic64_t cc_pools_created;
+	atomic64_t cc_pools_destroyed;
+	atomic64_t cc_pools_stale;
 	atomic64_t put_rtt_us_total;
 	atomic64_t put_rtt_us_max;
 	atomic64_t put_rtt_samples;
@@ -61,5 +76,11 @@ void rf_swap_exit(void);
 void rf_swap_node_up(void);
 int rf_swap_unregister(void);
 void rf_swap_debugfs(struct dentry *dir);
+
+/* cleancache.c: an ephemeral pool per filesystem. */
+int rf_cc_init(void);
+void rf_cc_node_up(void);
+void rf_cc_node_down(void);
+void rf_cc_debugfs(struct dentry *dir);
 
 #endif /* RAMSTER_FRONTEND_H */

@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cleancache.c - clean page-cache pages kept on a memory server.
+ *
+ * Each filesystem that opts in gets one of our pool slots; its pool on the
+ * server is ephemeral (the server may drop any page) and private, or
+ * shared by the filesystem's uuid when the filesystem asks for that and
+ * the server lets this node join (else private).  A page's handle is
+ * object {ino, generation, 0} and index page->index, as Xen's tmem.
+ *
+ * ->put_page() and ->invalidate_page() come with the mapping's i_pages
+ * lock held and interrupts off, so they only queue: a put copies the page
+ * into a free slot of the window (none free: the page is dropped, which an
+ * ephemeral pool allows), an invalidation queues a flush.  A work item
+ * hands the queue to r2net in order.  A get first hands over whatever is
+ * queued itself, then asks the server: r2net keeps one connection in order
+ * and the server runs its requests one at a time, so the server has seen
+ * every earlier put and flush before it answers.
+ *
+ * Coherence when things fail: a flush that cannot be queued or sent, or a
+ * connection that goes down, makes the pool stale.  A stale pool misses
+ * every get and takes no put until the work has destroyed it on the
+ * server and made a new, empty one.  Each pool has a generation, bumped
+ * when it goes stale; a get that sees it change while it waited for the
+ * server discards what came back.  A failed or timed-out get is a miss.
+ */
+#include <linux/cleancache.h>
+#include <linux/debugfs.h>
+#include <linux/highmem.h>
+#include <linux/mempool.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+
+#include "r2net.h"
+#include "ramster_frontend.h"
+
+#define RF_KEY		0	/* the memory server's handlers */
+#define RF_CC_POOLS	16	/* filesystems at once */
+#define RF_CC_OPS_MIN	64	/* queued flushes that need no allocation */
+
+static_assert(PAGE_SIZE == TMEM_PAGE_SIZE, "cleancache moves 4 KiB pages");
+
+/* One filesystem's pool.  Fields change under rf_cc_lock. */
+struct rf_cc_pool {
+	bool		used;
+	bool		shared;		/* asked for a shared pool */
+	bool		stale;		/* destroy and make anew */
+	int		server_id;	/* the server's pool, or -1 */
+	unsigned int	gen;		/* bumped when it goes stale */
+	uuid_t		uuid;
+};
+
+/* A put waiting to be sent: the page is copied into a window slot. */
+struct rf_cc_slot {
+	struct list_head	free;
+	struct page		*page;
+};
+
+/* A queued request, in order. */
+struct rf_cc_op {
+	struct list_head	list;
+	u16			msg;	/* R2NET_MSG_TMEM_* */
+	int			pool;	/* ours */
+	struct tmem_handle	h;	/* h.pool_id: the server's */
+	struct rf_cc_slot	*slot;	/* for a put */
+};
+
+static struct rf_cc_pool rf_cc_pools[RF_CC_POOLS];
+static DEFINE_SPINLOCK(rf_cc_lock);	/* pools, queue, free slots */
+static LIST_HEAD(rf_cc_queue);
+static struct rf_cc_slot *rf_cc_slots;
+static LIST_HEAD(rf_cc_free);
+static mempool_t *rf_cc_op_pool;
+/* Held while the queue is handed to r2net and while pools change. */
+static DEFINE_MUTEX(rf_cc_mutex);
+static struct workqueue_struct *rf_cc_wq;
+static void rf_cc_work_fn(struct work_struct *work);
+static DECLARE_WORK(rf_cc_work, rf_cc_work_fn);
+static void rf_cc_retry_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rf_cc_retry, rf_cc_retry_fn);
+static bool rf_cc_up;			/* the target is connected */
+
+static void rf_cc_handle(struct tmem_handle *h, u32 server_id,
+			 const struct cleancache_filekey *key, pgoff_t index)
+{
+	h->pool_id = server_id;
+	h->oid[0] = key->ino;
+	h->oid[1] = key->generation;
+	h->oid[2] = 0;
+	h->index = index;
+}
+
+static bool rf_cc_pool_ok(int pool)
+{
+	return pool >= 0 && pool < RF_CC_POOLS;
+}
+
+/* Under rf_cc_lock: no gets hit and no puts go until it is made anew. */
+static void rf_cc_make_stale(struct rf_cc_pool *p)
+{
+	if (!p->stale) {
+		p->stale = true;
+		p->gen++;
+		atomic64_inc(&rf_stats.cc_pools_stale);
+	}
+}
+
+static void rf_cc_stale(int pool)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	rf_cc_make_stale(&rf_cc_pools[pool]);
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	queue_work(rf_cc_wq, &rf_cc_work);
+}
+
+static void rf_cc_slot_give(struct rf_cc_slot *slot)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	list_add(&slot->free, &rf_cc_free);
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+}
+
+/* ---- sending the queue ---- */
+
+static void rf_cc_done(void *arg, int err, s32 status, const void *data,
+		       u32 len)
+{
+	struct rf_cc_op *op = arg;
+
+	if (op->msg == R2NET_MSG_TMEM_PUT_PAGE) {
+		/* A put the server did not take is a page it does not have. */
+		if (!err && status == 1)
+			atomic64_inc(&rf_stats.cc_puts);
+		else
+			atomic64_inc(&rf_stats.cc_put_failures);
+		if (!err && status == -TMEM_ENODEV)
+			rf_cc_stale(op->pool);
+		rf_cc_slot_give(op->slot);
+	} else if (!err && status >= 0) {
+		atomic64_inc(&rf_stats.cc_flushes);
+	} else {
+		/* The server may still have what this was to remove. */
+		atomic64_inc(&rf_stats.cc_flush_failures);
+		rf_cc_stale(op->pool);
+	}
+	mempool_free(op, rf_cc_op_pool);
+}
+
+static void rf_cc_send(struct rf_cc_op *op)
+{
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	int err;
+
+	tmem_handle_to_le(&w, &op->h);
+	if (op->slot)
+		err = r2net_send_page_async(rf_target, op->msg, RF_KEY, &w,
+					    sizeof(w), op->slot->page,
+					    rf_timeout_ms, rf_cc_done, op);
+	else
+		err = r2net_send_async(rf_target, op->msg, RF_KEY, &vec, 1,
+				       rf_timeout_ms, rf_cc_done, op);
+	if (err)
+		rf_cc_done(op, err, 0, NULL, 0);
+}
+
+/* Hand every queued request to r2net, in order; under rf_cc_mutex. */
+static void rf_cc_drain_locked(void)
+{
+	struct rf_cc_op *op, *tmp;
+	unsigned long flags;
+	LIST_HEAD(batch);
+
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	list_splice_init(&rf_cc_queue, &batch);
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	list_for_each_entry_safe(op, tmp, &batch, list) {
+		list_del(&op->list);
+		rf_cc_send(op);
+	}
+}
+
+/* Queue op, taken from rf_cc_op_pool. */
+static void rf_cc_queue_op(struct rf_cc_op *op)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	list_add_tail(&op->list, &rf_cc_queue);
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	queue_work(rf_cc_wq, &rf_cc_work);
+}
+
+/* ---- pools on the server ---- */
+
+/* Returns the server's pool id or a negative errno. */
+static int rf_cc_new_pool(bool shared, const uuid_t *uuid)
+{
+	struct r2net_tmem_new_pool np = {
+		.flags = tmem_pool_flags(false, shared),
+	};
+	struct r2net_tmem_new_pool_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct r2net_reply reply = { };
+	int err;
+
+	if (shared) {
+		memcpy(&np.uuid[0], &uuid->b[0], 8);
+		memcpy(&np.uuid[1], &uuid->b[8], 8);
+	}
+	r2net_tmem_new_pool_encode(&w, &np);
+	err = r2net_send_sync(rf_target, R2NET_MSG_TMEM_NEW_POOL, RF_KEY, &vec,
+			      1, &reply, rf_timeout_ms);
+	if (err)
+		return err;
+	if (reply.status < 0)
+		return reply.status;
+	if (reply.status >= TMEM_MAX_POOLS_PER_CLIENT)
+		return -EPROTO;
+	return reply.status;
+}
+
+static void rf_cc_destroy_pool(int server_id)
+{
+	struct r2net_tmem_pool_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct r2net_reply reply = { };
+
+	r2net_tmem_pool_encode(&w, server_id);
+	/* Gone with the server, or freed when this node goes: either way. */
+	r2net_send_sync(rf_target, R2NET_MSG_TMEM_DESTROY_POOL, RF_KEY, &vec, 1,
+			&reply, rf_timeout_ms);
+}
+
+/*
+ * Make the server pools that are missing or stale; under rf_cc_mutex,
+ * with the queue drained (so nothing queued for an old pool follows).
+ */
+static bool rf_cc_pools_fix(void)
+{
+	struct rf_cc_pool *p;
+	unsigned long flags;
+	bool retry = false;
+	int i, old, id;
+
+	if (!r2net_node_connected(rf_target))
+		return false;	/* the node-up event queues the work again */
+	for (i = 0; i < RF_CC_POOLS; i++) {
+		p = &rf_cc_pools[i];
+		spin_lock_irqsave(&rf_cc_lock, flags);
+		if (!p->used || (p->server_id >= 0 && !p->stale)) {
+			spin_unlock_irqrestore(&rf_cc_lock, flags);
+			continue;
+		}
+		old = p->stale ? p->server_id : -1;
+		spin_unlock_irqrestore(&rf_cc_lock, flags);
+
+		if (old >= 0)
+			rf_cc_destroy_pool(old);
+		id = rf_cc_new_pool(p->shared, &p->uuid);
+		if (id < 0 && p->shared && id != -ENOTCONN &&
+		    id != -ETIMEDOUT && id != -EOPNOTSUPP) {
+			pr_info("filesystem pool %d: node %u refused a shared pool (%d); using a private one\n",
+				i, rf_target, id);
+			p->shared = false;
+			id = rf_cc_new_pool(false, NULL);
+		}
+		spin_lock_irqsave(&rf_cc_lock, flags);
+		if (id >= 0) {
+			p->server_id = id;
+			p->stale = false;
+			atomic64_inc(&rf_stats.cc_pools_created);
+		} else {
+			p->server_id = -1;
+			retry = true;
+		}
+		spin_unlock_irqrestore(&rf_cc_lock, flags);
+	}
+	return retry;
+}
+
+static void rf_cc_retry_fn(struct work_struct *work)
+{
+	queue_work(rf_cc_wq, &rf_cc_work);
+}
+
+static void rf_cc_work_fn(struct work_struct *work)
+{
+	bool retry;
+
+	mutex_lock(&rf_cc_mutex);
+	rf_cc_drain_locked();
+	retry = rf_cc_pools_fix();
+	mutex_unlock(&rf_cc_mutex);
+	if (retry)
+		mod_delayed_work(rf_cc_wq, &rf_cc_retry,
+				 msecs_to_jiffies(1000));
+}
+
+/* The connection went: what was queued on it may not have arrived. */
+void rf_cc_node_down(void)
+{
+	unsigned long flags;
+	int i;
+
+	WRITE_ONCE(rf_cc_up, false);
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	for (i = 0; i < RF_CC_POOLS; i++)
+		if (rf_cc_pools[i].used && rf_cc_pools[i].server_id >= 0)
+			rf_cc_make_stale(&rf_cc_pools[i]);
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+}
+
+void rf_cc_node_up(void)
+{
+	WRITE_ONCE(rf_cc_up, true);
+	queue_work(rf_cc_wq, &rf_cc_work);
+}
+
+/* ---- cleancache ops ---- */
+
+static int rf_cc_add_pool(bool shared, const uuid_t *uuid)
+{
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	for (i = 0; i < RF_CC_POOLS; i++) {
+		if (rf_cc_pools[i].used)
+			continue;
+		rf_cc_pools[i] = (struct rf_cc_pool) {
+			.used = true,
+			.shared = shared,
+			.server_id = -1,
+			.gen = rf_cc_pools[i].gen + 1,
+		};
+		if (uuid)
+			uuid_copy(&rf_cc_pools[i].uuid, uuid);
+		break;
+	}
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	if (i == RF_CC_POOLS) {
+		pr_warn("no room for another filesystem's pool (%d in use)\n",
+			RF_CC_POOLS);
+		return -ENOSPC;
+	}
+	/* Its server pool comes from the work, once the server is there. */
+	queue_work(rf_cc_wq, &rf_cc_work);
+	return i;
+}
+
+static int rf_cc_init_fs(size_t pagesize)
+{
+	if (pagesize != PAGE_SIZE)
+		return -EINVAL;
+	return rf_cc_add_pool(false, NULL);
+}
+
+static int rf_cc_init_shared_fs(uuid_t *uuid, size_t pagesize)
+{
+	if (pagesize != PAGE_SIZE)
+		return -EINVAL;
+	return rf_cc_add_pool(!uuid_is_null(uuid), uuid);
+}
+
+/* The server's id of a usable pool, or -1. */
+static int rf_cc_server_id(int pool, unsigned int *gen)
+{
+	struct rf_cc_pool *p = &rf_cc_pools[pool];
+	unsigned long flags;
+	int id = -1;
+
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	if (p->used && !p->stale)
+		id = p->server_id;
+	if (gen)
+		*gen = p->gen;
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	return id;
+}
+
+static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
+			  pgoff_t index, struct page *page)
+{
+	struct r2net_reply reply = { };
+	struct tmem_handle want, got;
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	unsigned int gen, gen2;
+	const u8 *data;
+	void *dst;
+	int id, err, ret = -1;
+
+	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
+		return -1;
+	/* Everything queued before this get reaches the server first. */
+	mutex_lock(&rf_cc_mutex);
+	rf_cc_drain_locked();
+	mutex_unlock(&rf_cc_mutex);
+
+	id = rf_cc_server_id(pool, &gen);
+	if (id < 0) {
+		atomic64_inc(&rf_stats.cc_get_misses);
+		return -1;
+	}
+	rf_cc_handle(&want, id, key, index);
+	tmem_handle_to_le(&w, &want);
+	reply.buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_NOIO | __GFP_NOWARN);
+	if (!reply.buf) {
+		atomic64_inc(&rf_stats.cc_get_failures);
+		return -1;
+	}
+	reply.buf_len = R2NET_MAX_PAYLOAD;
+	atomic64_inc(&rf_stats.cc_gets);
+	err = r2net_send_sync(rf_target, R2NET_MSG_TMEM_GET_PAGE, RF_KEY, &vec,
+			      1, &reply, rf_timeout_ms);
+	if (err) {
+		atomic64_inc(&rf_stats.cc_get_failures);
+		goto out;
+	}
+	if (reply.status == 0 && reply.len == 0) {
+		atomic64_inc(&rf_stats.cc_get_misses);
+		goto out;
+	}
+	if (reply.status == -TMEM_ENODEV)
+		rf_cc_stale(pool);
+	if (reply.status != 1 ||
+	    r2net_tmem_page_decode(&got, &data, reply.buf, reply.len) !=
+	    R2NET_ACCEPT || memcmp(&got, &want, sizeof(got))) {
+		atomic64_inc(&rf_stats.cc_get_failures);
+		goto out;
+	}
+	/* The pool went stale meanwhile: this may be older than a flush. */
+	if (rf_cc_server_id(pool, &gen2) != id || gen2 != gen) {
+		atomic64_inc(&rf_stats.cc_get_discarded);
+		goto out;
+	}
+	dst = kmap_local_page(page);
+	memcpy(dst, data, PAGE_SIZE);
+	kunmap_local(dst);
+	atomic64_inc(&rf_stats.cc_get_hits);
+	ret = 0;
+out:
+	kfree(reply.buf);
+	return ret;
+}
+
+/* i_pages lock held, interrupts off: only queue. */
+static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
+			   pgoff_t index, struct page *page)
+{
+	struct rf_cc_slot *slot;
+	struct rf_cc_op *op;
+	unsigned long flags;
+	int id;
+
+	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
+		return;
+	/* Not r2net_node_connected(): its lock is not for irqs-off. */
+	id = rf_cc_server_id(pool, NULL);
+	if (id < 0 || !READ_ONCE(rf_cc_up)) {
+		atomic64_inc(&rf_stats.cc_puts_dropped);
+		return;
+	}
+	op = mempool_alloc(rf_cc_op_pool, GFP_ATOMIC | __GFP_NOWARN);
+	if (!op) {
+		atomic64_inc(&rf_stats.cc_puts_dropped);
+		return;
+	}
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	slot = list_first_entry_or_null(&rf_cc_free, struct rf_cc_slot, free);
+	if (slot)
+		list_del(&slot->free);
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	if (!slot) {
+		mempool_free(op, rf_cc_op_pool);
+		atomic64_inc(&rf_stats.cc_puts_dropped);
+		return;
+	}
+	copy_highpage(slot->page, page);
+	op->msg = R2NET_MSG_TMEM_PUT_PAGE;
+	op->pool = pool;
+	op->slot = slot;
+	rf_cc_handle(&op->h, id, key, index);
+	rf_cc_queue_op(op);
+}
+
+/* A flush; if it cannot be queued, the whole pool goes stale instead. */
+static void rf_cc_flush(int pool, u16 msg,
+			const struct cleancache_filekey *key, pgoff_t index,
+			gfp_t gfp)
+{
+	struct rf_cc_op *op;
+	int id;
+
+	if (!rf_cc_pool_ok(pool))
+		return;
+	id = rf_cc_server_id(pool, NULL);
+	if (id < 0)
+		return;		/* no pages there, or all to be destroyed */
+	if (index > U32_MAX) {
+		/* Never put, so nothing to flush. */
+		return;
+	}
+	op = mempool_alloc(rf_cc_op_pool, gfp | __GFP_NOWARN);
+	if (!op) {
+		rf_cc_stale(pool);
+		return;
+	}
+	op->msg = msg;
+	op->pool = pool;
+	op->slot = NULL;
+	rf_cc_handle(&op->h, id, key, index);
+	rf_cc_queue_op(op);
+}
+
+static void rf_cc_invalidate_page(int pool,
+				  const struct cleancache_filekey *key,
+				  pgoff_t index)
+{
+	rf_cc_flush(pool, R2NET_MSG_TMEM_FLUSH_PAGE, key, index, GFP_ATOMIC);
+}
+
+static void rf_cc_invalidate_inode(int pool,
+				   const struct cleancache_filekey *key)
+{
+	rf_cc_flush(pool, R2NET_MSG_TMEM_FLUSH_OBJECT, key, 0, GFP_NOIO);
+}
+
+/* Unmount: the pool goes, on the server too. */
+static void rf_cc_invalidate_fs(int pool)
+{
+	struct rf_cc_pool *p;
+	unsigned long flags;
+	int id;
+
+	if (!rf_cc_pool_ok(pool))
+		return;
+	p = &rf_cc_pools[pool];
+	mutex_lock(&rf_cc_mutex);
+	rf_cc_drain_locked();
+	spin_lock_irqsave(&rf_cc_lock, flags);
+	id = p->server_id;
+	p->used = false;
+	p->stale = false;
+	p->server_id = -1;
+	p->gen++;
+	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	if (id >= 0) {
+		rf_cc_destroy_pool(id);
+		atomic64_inc(&rf_stats.cc_pools_destroyed);
+	}
+	mutex_unlock(&rf_cc_mutex);
+}
+
+static const struct cleancache_ops rf_cleancache_ops = {
+	.owner = THIS_MODULE,
+	.init_fs = rf_cc_init_fs,
+	.init_shared_fs = rf_cc_init_shared_fs,
+	.get_page = rf_cc_get_page,
+	.put_page = rf_cc_put_page,
+	.invalidate_page = rf_cc_invalidate_page,
+	.invalidate_inode = rf_cc_invalidate_inode,
+	.invalidate_fs = rf_cc_invalidate_fs,
+};
+
+/* ---- debugfs, init ---- */
+
+static int rf_cc_pools_show(struct seq_file *m, void *v)
+{
+	unsigned long flags;
+	struct rf_cc_pool p;
+	int i;
+
+	for (i = 0; i < RF_CC_POOLS; i++) {
+		spin_lock_irqsave(&rf_cc_lock, flags);
+		p = rf_cc_pools[i];
+		spin_unlock_irqrestore(&rf_cc_lock, flags);
+		if (p.used)
+			seq_printf(m, "fs pool %d server pool %d %s%s\n", i,
+				   p.server_id, p.shared ? "shared" : "private",
+				   p.stale ? " stale" : "");
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rf_cc_pools);
+
+void rf_cc_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("cleancache_pools", 0444, dir, NULL,
+			    &rf_cc_pools_fops);
+}
+
+static void rf_cc_slots_free(void)
+{
+	unsigned int i;
+
+	if (!rf_cc_slots)
+		return;
+	for (i = 0; i < rf_cc_window; i++)
+		if (rf_cc_slots[i].page)
+			__free_page(rf_cc_slots[i].page);
+	kfree(rf_cc_slots);
+	rf_cc_slots = NULL;
+}
+
+/*
+ * cleancache keeps its backend for good (filesystems hold our pool ids),
+ * so once this succeeds the module stays loaded.
+ */
+int rf_cc_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	rf_cc_op_pool = mempool_create_kmalloc_pool(RF_CC_OPS_MIN,
+						    sizeof(struct rf_cc_op));
+	if (!rf_cc_op_pool)
+		return -ENOMEM;
+	rf_cc_slots = kcalloc(rf_cc_window, sizeof(*rf_cc_slots), GFP_KERNEL);
+	if (!rf_cc_slots) {
+		ret = -ENOMEM;
+		goto err_ops;
+	}
+	for (i = 0; i < rf_cc_window; i++) {
+		rf_cc_slots[i].page = alloc_page(GFP_KERNEL);
+		if (!rf_cc_slots[i].page) {
+			ret = -ENOMEM;
+			goto err_slots;
+		}
+		list_add_tail(&rf_cc_slots[i].free, &rf_cc_free);
+	}
+	rf_cc_wq = alloc_ordered_workqueue("ramster_cleancache",
+					   WQ_MEM_RECLAIM);
+	if (!rf_cc_wq) {
+		ret = -ENOMEM;
+		goto err_slots;
+	}
+	ret = cleancache_register_ops(&rf_cleancache_ops);
+	if (ret) {
+		pr_err("the cleancache backend slot is taken: %d\n", ret);
+		goto err_wq;
+	}
+	return 0;
+
+err_wq:
+	destroy_workqueue(rf_cc_wq);
+err_slots:
+	rf_cc_slots_free();
+	INIT_LIST_HEAD(&rf_cc_free);
+err_ops:
+	mempool_destroy(rf_cc_op_pool);
+	return ret;
+}
