@@ -27,13 +27,6 @@ idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 pages=${pages:-4000}
 eph_pages=$((pages / 20))
 
-# served NAME: a counter of the backend's "served:" line.
-served() {
-	echo "$served_line" | awk -v k="$1" '{ for (i = 1; i < NF; i++)
-		if ($i == k) { print $(i + 1); f = 1 } } END { exit !f }' ||
-		fail "no $1 in '$served_line'"
-}
-
 r2net_up
 
 if [ "$RAMSTER_ROLE" = memory-server ]; then

@@ -86,3 +86,33 @@ not_up_for() {
 		sleep 1
 	done
 }
+
+# serve_clients: a memory server's job: load the backend, serve until
+# every other node has let go of r2net for 10 s running, unload it, and
+# set served_line to its "served:" line (counts of what it did).
+serve_clients() {
+	insmod $ko/ramster_backend.ko || fail "insmod ramster_backend"
+	ok "node $me: ramster_backend serves tmem to $(echo $peers)"
+	for p in $peers; do
+		not_up_for "$p" 10 6000
+		ok "node $p is done: r2net has not seen it up for 10 s"
+	done
+	rmmod ramster_backend || fail "rmmod ramster_backend"
+	served_line=$(dmesg | grep 'ramster_backend: served:' | tail -n 1)
+	[ -n "$served_line" ] || fail "ramster_backend logged no 'served:' line"
+	ok "${served_line#*ramster_backend: }"
+}
+
+# served NAME: a count from served_line.
+served() {
+	echo "$served_line" | awk -v k="$1" '{ for (i = 1; i < NF; i++)
+		if ($i == k) { print $(i + 1); f = 1 } } END { exit !f }' ||
+		fail "no $1 in '$served_line'"
+}
+
+# served_no_errors NAME...: each of these error counts is 0.
+served_no_errors() {
+	for k in "$@"; do
+		[ "$(served $k)" = 0 ] || fail "$k is $(served $k): $served_line"
+	done
+}

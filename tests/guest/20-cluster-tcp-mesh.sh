@@ -5,11 +5,7 @@
 # left running is not in the way.
 set -eu
 . "$(dirname "$0")/../lib/guest.sh"
-desc=$top/tests/out/rmdefault.cluster
-mkdir -p "$top/tests/out"
-sed 's/^\([[:space:]]*name[[:space:]]*=[[:space:]]*\)ramster$/\1rmdefault/' \
-	"$top/libvirt-xml/default.cluster" > "$desc"
-[ "$(cluster_name "$desc")" = rmdefault ] || { echo "cannot rename the default cluster"; exit 1; }
+desc=$(default_cluster)
 before_dom=$(virsh -c "$uri" list --all --name | sort)
 before_net=$(virsh -c "$uri" net-list --all --name | sort)
 run_job "$desc" tcp-mesh

@@ -84,7 +84,7 @@ want_not "$d" "<graphics"
 
 d=$tmp/r/ms0.xml
 want "$d" "ramster.role=memory-server ramster.node=ms0 ramster.number=0 ramster.ip=10.77.0.10/24 ramster.job=idle panic=-1 loglevel=7 quiet</cmdline>"
-want "$d" "<memory unit='MiB'>1024</memory>"
+want "$d" "<memory unit='MiB'>2048</memory>"
 want_not "$d" "<disk"
 
 # The XML comes from the templates, placeholders all filled in.
@@ -97,7 +97,7 @@ for f in network ms0 client1 client2; do
 done
 
 # Values are XML-escaped; a memory server gets a disk only when asked.
-sed "s/^\tmemory_mib = 1024\$/&\n\tdata_mib = 64/" libvirt-xml/default.cluster \
+sed "s/^\tmemory_mib = 2048\$/&\n\tdata_mib = 64/" libvirt-xml/default.cluster \
 	>"$tmp/srvdisk.cluster"
 $rc -c "$tmp/srvdisk.cluster" -s "$tmp/a&b'<c>\"" render "$tmp/e" ||
 	bad "render with a memory server data disk failed"

@@ -15,6 +15,21 @@ initrd=$top/build/initramfs.cpio.gz
 uri=${RAMSTER_LV_URI:-qemu:///system}
 job_timeout=${RAMSTER_JOB_TIMEOUT:-600}
 
+# default_cluster: print the path of a copy of the default cluster
+# renamed rmdefault, so that a demo cluster the user left running is not
+# in the way.
+default_cluster()
+{
+	local desc=$top/tests/out/rmdefault.cluster
+
+	mkdir -p "$top/tests/out"
+	sed 's/^\([[:space:]]*name[[:space:]]*=[[:space:]]*\)ramster$/\1rmdefault/' \
+		"$top/libvirt-xml/default.cluster" > "$desc"
+	[ "$(cluster_name "$desc")" = rmdefault ] ||
+		{ echo "cannot rename the default cluster" >&2; return 1; }
+	echo "$desc"
+}
+
 # fast_kernel: boot the fast kernel (kernel/fast.config: no KASAN, lockdep
 # or kmemleak) and its modules, for tests that move many pages.
 fast_kernel()

@@ -1,0 +1,150 @@
+# frontend-cleancache: clean page-cache pages of an ext4 filesystem kept
+# on a memory server through ramster_frontend.ko (cleancache only).
+#
+# Client: with the data disk mounted, the frontend gives it an ephemeral
+# pool on the server.  Eight files of 64 MiB, twice the client's RAM, are
+# written, read (every page checked), evicted and read again: the second
+# read's pages come back from the server (gets hit), every page checked.
+# Then, each time after the old pages went to the server: the middle of
+# a file is overwritten, a file is truncated and written again, a file is
+# deleted and another made in its place, and a file renamed; every read
+# after those checks every page, so an old copy coming back is caught.
+# Unmounting destroys the pool on the server; mounting again makes a new
+# one.
+#
+# Server: loads the backend, waits until the client is done, checks its
+# handlers' counts and kmemleak.
+idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
+. /jobs/r2net-lib.sh
+. /jobs/tmem-lib.sh
+fe=/sys/kernel/debug/ramster_frontend
+cc=/sys/kernel/debug/cleancache
+d=/mnt/data
+files=${files:-8} pages=${pages:-16384}	# 8 x 64 MiB; the small variant sets less
+ovf=$((pages / 4)) ovn=$((pages / 32))	# pages overwritten in f1
+
+r2net_up
+
+if [ "$RAMSTER_ROLE" = memory-server ]; then
+	serve_clients
+	[ "$(served new_pool)" -ge 2 ] &&
+		[ "$(served put)" -ge $((files * pages / 4)) ] &&
+		[ "$(served get_hits)" -ge $((files * pages / 4)) ] &&
+		[ "$(served flush_object)" -ge 1 ] &&
+		[ "$(served destroy_pool)" -ge 1 ] ||
+		fail "too few requests served: $served_line"
+	served_no_errors err_bad_length err_bad_payload err_bad_pool_id \
+		err_eperm err_other
+	no_leaks
+	exit 0
+fi
+
+srv=$(memory_server)
+[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
+c() { cat $fe/$1; }
+# Page cache only: evicting an inode (drop_caches 2 or 3) flushes its
+# object from cleancache, as truncate does.
+drop() { sync; echo 1 > /proc/sys/vm/drop_caches; }
+counters() {
+	for k in cc_puts cc_put_failures cc_puts_dropped cc_gets cc_get_hits \
+		cc_get_misses cc_get_failures cc_get_discarded cc_flushes \
+		cc_flush_failures cc_pools_stale; do
+		echo "$k $(c $k)"
+	done
+	echo "kernel: $(for k in succ_gets failed_gets puts invalidates inode_invalidates; do
+		printf '%s %s ' $k $(cat $cc/$k); done)"
+}
+# verify FILE SEED PAGES GEN...: fcheck verify, failing the job.
+verify() {
+	fcheck verify $d/"$@" || fail "$1: wrong data read back (fcheck verify $*)"
+}
+
+# pool_ready N: until the filesystem has a server pool, N made so far.
+pool_ready() {
+	t=0
+	until grep -q "server pool [0-9]" $fe/cleancache_pools &&
+		[ "$(c cc_pools_created)" -ge "$1" ]; do
+		t=$((t + 1))
+		[ $t -le 120 ] || { cat $fe/cleancache_pools; fail "no pool $1 on node $srv after 120 s"; }
+		sleep 1
+	done
+}
+
+mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb"
+insmod $ko/ramster_frontend.ko target=$srv frontswap=0 ||
+	fail "insmod ramster_frontend target=$srv frontswap=0"
+dmesg | grep -q "ramster_frontend: .*frontswap off, window 32, cleancache on" ||
+	fail "no boot-log line saying cleancache is on"
+pool_ready 1
+ok "$(cat $fe/cleancache_pools) on node $srv (the filesystem was mounted first)"
+
+t0=$(now_ms)
+for f in $(seq 1 $files); do
+	fcheck write $d/f$f $f 0 $pages 1 || fail "cannot write $d/f$f"
+done
+drop
+ok "wrote $files files of $((pages / 256)) MiB in $((($(now_ms) - t0) / 1000)) s"
+
+t0=$(now_ms)
+for f in $(seq 1 $files); do verify f$f $f $pages 1; done
+drop
+ok "first read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $(c cc_puts) pages put"
+hits=$(c cc_get_hits) t0=$(now_ms)
+for f in $(seq 1 $files); do verify f$f $f $pages 1; done
+hits=$(($(c cc_get_hits) - hits))
+ok "second read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $hits pages came from node $srv"
+counters
+[ $hits -ge $((files * pages / 4)) ] ||
+	fail "only $hits of $((files * pages)) pages came back from the server"
+
+# Coherence.  Each time: read (the pages may be on the server after the
+# drop), change the file, drop, read back every page.
+verify f1 1 $pages 1; drop
+fcheck write $d/f1 1 $ovf $ovn 2 || fail "overwrite f1"
+drop
+verify f1 1 $pages 1 $ovf $ovn 2
+verify f1 1 $pages 1 $ovf $ovn 2
+ok "overwritten pages $ovf..$((ovf + ovn - 1)) of f1 read back new, the rest old"
+
+verify f2 2 $pages 1; drop
+truncate -s $((100 * 4096)) $d/f2 || fail "truncate f2"
+drop
+verify f2 2 100 1
+fcheck write $d/f2 2 100 $((pages - 100)) 3 || fail "extend f2"
+drop
+verify f2 2 $pages 1 100 $((pages - 100)) 3
+ok "f2 truncated to 100 pages and written again reads back new"
+
+verify f3 3 $pages 1; drop
+rm $d/f3
+fcheck write $d/f3 33 0 $pages 1 || fail "write a new f3"
+drop
+verify f3 33 $pages 1
+ok "f3 deleted and made again (an inode number may come back) reads back new"
+
+verify f4 4 $pages 1; drop
+mv $d/f4 $d/f4.renamed
+drop
+verify f4.renamed 4 $pages 1
+ok "f4 renamed reads back right"
+
+drop
+verify f1 1 $pages 1 $ovf $ovn 2
+verify f2 2 $pages 1 100 $((pages - 100)) 3
+verify f3 33 $pages 1
+verify f4.renamed 4 $pages 1
+ok "every changed file, every page right at the end"
+expect $fe/cc_get_discarded -eq 0
+expect $fe/cc_flush_failures -eq 0
+expect $fe/cc_flushes -ge 1
+
+umount $d || fail "umount"
+expect $fe/cc_pools_destroyed -eq 1
+mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb again"
+pool_ready 2
+verify f5 5 $pages 1
+umount $d || fail "umount"
+expect $fe/cc_pools_destroyed -eq 2
+ok "unmount destroys the pool, mount makes a new one"
+# cleancache keeps its backend: the module stays.  Let the server go.
+ramsterctl unconfigure || fail "ramsterctl unconfigure"

@@ -1,0 +1,70 @@
+#!/bin/bash
+# The memory server dies under a swapping client, twice, and comes back
+# (guest/jobs/frontend-loss.sh says what the client checks).  In mode
+# writethrough the workload completes with every page correct; in mode
+# none only the process whose pages were lost dies, of SIGBUS; with no
+# server the disk takes the stores, and when it is back they resume.
+# This script destroys and starts the server's domain when the client
+# reports each step; every boot's console must be clean.  Fast kernel.
+set -eu
+. "$(dirname "$0")/../lib/guest.sh"
+fast_kernel
+job_timeout=${RAMSTER_JOB_TIMEOUT:-2400}
+server=s1 client=c2
+state=/var/lib/ramster/tests/rmswapduo
+
+# await STATE TEXT: until the client reports "ok TEXT"; fails when its
+# job ends first or after 1200 s.
+await()
+{
+	local log=$1/$client.results.log t=0
+
+	while [ $t -lt 2400 ]; do
+		grep -q "RAMSTER-RESULT ok $2" "$log" 2>/dev/null && return 0
+		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
+		sleep 0.5
+		t=$((t + 1))
+	done
+	echo "$client did not report '$2'"
+	return 1
+}
+
+# destroy STATE DOMAIN N: destroy the server, keep its boot N's logs.
+destroy()
+{
+	virsh -c "$uri" destroy "$2" >/dev/null || return 1
+	echo "$(date +%T.%3N) destroyed $2"
+	mkdir -p "$1/$server-boot$3"
+	mv "$1/$server".*.log "$1/$server-boot$3/"
+}
+
+start()
+{
+	virsh -c "$uri" start "$1" >/dev/null || return 1
+	echo "$(date +%T.%3N) started $1 again"
+}
+
+# The cluster_hook of run_cluster.
+cycle_server()
+{
+	local st=$2 dom=$3-$server
+
+	await "$st" "phase A running" && destroy "$st" "$dom" 1 &&
+		await "$st" "phase A done" && start "$dom" &&
+		await "$st" "phase B holding" && destroy "$st" "$dom" 2 &&
+		await "$st" "phase B refused" && start "$dom"
+}
+
+rm -rf "$state/$server-boot"*
+cluster_hook=cycle_server
+rc=0
+run_job "$top/tests/clusters/swapduo.cluster" frontend-loss || rc=1
+for b in 1 2; do
+	echo "--- $server results, boot $b:"
+	sed 's/^/    /' "$state/$server-boot$b/$server.results.log" 2>/dev/null || true
+	if grep -E "$bad_console" "$state/$server-boot$b/$server.console.log" 2>/dev/null; then
+		echo "guest $server: kernel reported a problem on boot $b"
+		rc=1
+	fi
+done
+exit $rc
