@@ -959,12 +959,14 @@ reject:
 
 static void r2net_sock_setup(struct socket *sock)
 {
-	sock->sk->sk_allocation = GFP_NOIO;
 	/*
 	 * Swap pages travel on this socket: under memory pressure its
 	 * buffers may come from the reserves, as for swap over NBD or NFS,
-	 * or reclaim would wait on a socket that waits on reclaim.
+	 * or reclaim would wait on a socket that waits on reclaim.  When
+	 * even the reserves are short TCP waits for memory and tries again
+	 * (within sndtimeo), so a failed allocation is no news: no warning.
 	 */
+	sock->sk->sk_allocation = GFP_NOIO | __GFP_NOWARN;
 	sk_set_memalloc(sock->sk);
 	tcp_sock_set_nodelay(sock->sk);
 	sock_set_sndtimeo(sock->sk,
