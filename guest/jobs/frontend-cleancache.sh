@@ -12,8 +12,10 @@
 # Unmounting destroys the pool on the server; mounting again makes a new
 # one.
 #
-# Server: loads the backend, waits until the client is done, checks its
-# handlers' counts and kmemleak.
+# Server: loads the backend; in the big run, once it holds an eighth of
+# the files' pages, memory pressure (drop_caches 2 runs the shrinkers)
+# makes it give ephemeral pages back; it waits until the client is done,
+# checks its handlers' counts and kmemleak.
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
@@ -26,7 +28,27 @@ ovf=$((pages / 4)) ovn=$((pages / 32))	# pages overwritten in f1
 r2net_up
 
 if [ "$RAMSTER_ROLE" = memory-server ]; then
-	serve_clients
+	serve_start
+	# Memory pressure (the big run only): once an eighth of the files'
+	# pages are here, drop_caches runs every shrinker, the backend's
+	# too, which gives back ephemeral pages; the client's later puts
+	# still make hits.
+	b=/sys/kernel/debug/ramster_backend
+	t=0
+	while [ $((files * pages)) -ge 65536 ] &&
+		[ "$(cat $b/eph_pages)" -lt $((files * pages / 8)) ]; do
+		t=$((t + 1))
+		[ $t -le 3000 ] || fail "only $(cat $b/eph_pages) ephemeral pages here after 600 s"
+		sleep 0.2
+	done
+	if [ $((files * pages)) -ge 65536 ]; then
+		eph=$(cat $b/eph_pages) ev=$(cat $b/evictions)
+		echo 2 > /proc/sys/vm/drop_caches
+		[ "$(cat $b/evictions)" -gt $ev ] && [ "$(cat $b/eph_pages)" -lt $eph ] ||
+			fail "drop_caches: eph_pages $eph -> $(cat $b/eph_pages), evictions $ev -> $(cat $b/evictions)"
+		ok "memory pressure (drop_caches 2): the shrinker evicted $(($(cat $b/evictions) - ev)) of $eph ephemeral pages"
+	fi
+	serve_finish
 	[ "$(served new_pool)" -ge 2 ] &&
 		[ "$(served put)" -ge $((files * pages / 4)) ] &&
 		[ "$(served get_hits)" -ge $((files * pages / 4)) ] &&
@@ -142,7 +164,7 @@ umount $d || fail "umount"
 expect $fe/cc_pools_destroyed -eq 1
 mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb again"
 pool_ready 2
-verify f5 5 $pages 1
+verify f4.renamed 4 $pages 1
 umount $d || fail "umount"
 expect $fe/cc_pools_destroyed -eq 2
 ok "unmount destroys the pool, mount makes a new one"

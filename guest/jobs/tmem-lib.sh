@@ -87,12 +87,21 @@ not_up_for() {
 	done
 }
 
-# serve_clients: a memory server's job: load the backend, serve until
-# every other node has let go of r2net for 10 s running, unload it, and
-# set served_line to its "served:" line (counts of what it did).
+# serve_clients: a memory server's job: serve_start, then serve_finish.
+# serve_start: load the backend.  serve_finish: serve until every other
+# node has let go of r2net for 10 s running, unload the backend, and set
+# served_line to its "served:" line (counts of what it did).
 serve_clients() {
+	serve_start
+	serve_finish
+}
+
+serve_start() {
 	insmod $ko/ramster_backend.ko || fail "insmod ramster_backend"
 	ok "node $me: ramster_backend serves tmem to $(echo $peers)"
+}
+
+serve_finish() {
 	for p in $peers; do
 		not_up_for "$p" 10 6000
 		ok "node $p is done: r2net has not seen it up for 10 s"
