@@ -8,22 +8,6 @@ set -eu
 . "$(dirname "$0")/../lib/guest.sh"
 victim=r3
 
-# await STATE NODE TEXT: until NODE reports "ok ...TEXT"; fails when its
-# job ends first or after 300 s.
-await()
-{
-	local log=$1/$2.results.log t=0
-
-	while [ $t -lt 600 ]; do
-		grep -q "RAMSTER-RESULT ok .*$3" "$log" 2>/dev/null && return 0
-		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
-		sleep 0.5
-		t=$((t + 1))
-	done
-	echo "$2 did not report '$3'"
-	return 1
-}
-
 # The cluster_hook of run_cluster: destroy the victim, then start it again.
 cycle_victim()
 {

@@ -13,22 +13,6 @@ job_timeout=${RAMSTER_JOB_TIMEOUT:-2400}
 server=s1 client=c2
 state=/var/lib/ramster/tests/rmswapduo
 
-# await STATE TEXT: until the client reports "ok TEXT"; fails when its
-# job ends first or after 1200 s.
-await()
-{
-	local log=$1/$client.results.log t=0
-
-	while [ $t -lt 2400 ]; do
-		grep -q "RAMSTER-RESULT ok $2" "$log" 2>/dev/null && return 0
-		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
-		sleep 0.5
-		t=$((t + 1))
-	done
-	echo "$client did not report '$2'"
-	return 1
-}
-
 # destroy STATE DOMAIN N: destroy the server, keep its boot N's logs.
 destroy()
 {
@@ -49,10 +33,10 @@ cycle_server()
 {
 	local st=$2 dom=$3-$server
 
-	await "$st" "phase A running" && destroy "$st" "$dom" 1 &&
-		await "$st" "phase A done" && start "$dom" &&
-		await "$st" "phase B holding" && destroy "$st" "$dom" 2 &&
-		await "$st" "phase B refused" && start "$dom"
+	await "$st" $client "phase A running" 1200 && destroy "$st" "$dom" 1 &&
+		await "$st" $client "phase A done" 1200 && start "$dom" &&
+		await "$st" $client "phase B holding" 1200 && destroy "$st" "$dom" 2 &&
+		await "$st" $client "phase B refused" 1200 && start "$dom"
 }
 
 rm -rf "$state/$server-boot"*

@@ -30,6 +30,22 @@ default_cluster()
 	echo "$desc"
 }
 
+# await STATE NODE TEXT [SECONDS]: until NODE reports "ok ...TEXT" (for
+# a cluster_hook); fails when its job ends first or after SECONDS (300).
+await()
+{
+	local log=$1/$2.results.log t=0 max=$((${4:-300} * 2))
+
+	while [ $t -lt $max ]; do
+		grep -q "RAMSTER-RESULT ok .*$3" "$log" 2>/dev/null && return 0
+		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
+		sleep 0.5
+		t=$((t + 1))
+	done
+	echo "$2 did not report '$3'"
+	return 1
+}
+
 # fast_kernel: boot the fast kernel (kernel/fast.config: no KASAN, lockdep
 # or kmemleak) and its modules, for tests that move many pages.
 fast_kernel()
