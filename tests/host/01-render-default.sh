@@ -2,7 +2,8 @@
 # The default cluster checks and renders; every rendered XML passes
 # virt-xml-validate; the network is isolated (no <forward>, no <ip>); the
 # domains and ramster.conf carry what the guests rely on; "initrd" appends
-# etc/ramster.conf as an uncompressed newc cpio at a 4-byte boundary.
+# etc/ramster.conf as an uncompressed newc cpio at a 4-byte boundary;
+# disk_iops and disk_mbps become an <iotune> in each of the node's disks.
 # The XML comes from the templates libvirt-xml/*.xml.in with every
 # placeholder filled in; a template with an unknown placeholder, or a
 # missing one, stops render with exit status 1 before it writes anything.
@@ -107,6 +108,33 @@ want "$tmp/e/client1.xml" "<kernel>$tmp/a&amp;b&apos;&lt;c&gt;&quot;/bzImage</ke
 for n in ms0 client1; do
 	out=$(virt-xml-validate "$tmp/e/$n.xml" domain 2>&1) ||
 		bad "$n.xml with escaped paths does not validate: $out"
+done
+
+# disk_iops and disk_mbps throttle every disk of their node through
+# <iotune>; 0 or no line leaves the disks unthrottled.
+sed -e "s/^\tip_address = 10.77.0.11\$/&\n\tdisk_iops = 5000\n\tdisk_mbps = 200/" \
+	-e "s/^\tip_address = 10.77.0.12\$/&\n\tdisk_iops = 0\n\tdisk_mbps = 0/" \
+	-e "s/^\tmemory_mib = 2048\$/&\n\tdata_mib = 64\n\tdisk_mbps = 1/" \
+	libvirt-xml/default.cluster >"$tmp/iotune.cluster"
+$rc -c "$tmp/iotune.cluster" check >"$tmp/iotune.out" ||
+	bad "check with disk_iops and disk_mbps failed"
+want "$tmp/iotune.out" "data 512 MiB 5000 iops 200 MiB/s job idle"
+$rc -c "$tmp/iotune.cluster" render "$tmp/io" ||
+	bad "render with disk_iops and disk_mbps failed"
+d=$tmp/io/client1.xml
+[ "$(grep -c '^      <iotune>$' "$d")" = 2 ] ||
+	bad "client1.xml: want an <iotune> in each of its 2 disks"
+[ "$(grep -c '^        <total_iops_sec>5000</total_iops_sec>$' "$d")" = 2 ] ||
+	bad "client1.xml: want total_iops_sec 5000 on both disks"
+[ "$(grep -c '^        <total_bytes_sec>209715200</total_bytes_sec>$' "$d")" = 2 ] ||
+	bad "client1.xml: want total_bytes_sec 209715200 on both disks"
+want "$tmp/io/ms0.xml" "<total_bytes_sec>1048576</total_bytes_sec>"
+want_not "$tmp/io/ms0.xml" "<total_iops_sec>"
+want_not "$tmp/io/client2.xml" "<iotune>"
+want_not "$tmp/r/client1.xml" "<iotune>"
+for n in ms0 client1 client2; do
+	out=$(virt-xml-validate "$tmp/io/$n.xml" domain 2>&1) ||
+		bad "$n.xml with <iotune> does not validate: $out"
 done
 
 # The templates are found from any directory, through the executable.

@@ -33,10 +33,14 @@ int rc_cmd_check(const struct rc_cluster *c)
 		const struct rc_node *n = &c->nodes[i];
 
 		rc_format_ip(n->ip, ip);
-		printf("node %-10s number %-3u %-13s %5lu MiB %2lu vcpu %-15s swap %lu MiB data %lu MiB job %s\n",
+		printf("node %-10s number %-3u %-13s %5lu MiB %2lu vcpu %-15s swap %lu MiB data %lu MiB",
 		       n->name, n->number, rc_role_name(n->role),
-		       n->memory_mib, n->vcpus, ip, n->swap_mib, n->data_mib,
-		       n->job);
+		       n->memory_mib, n->vcpus, ip, n->swap_mib, n->data_mib);
+		if (n->disk_iops)
+			printf(" %lu iops", n->disk_iops);
+		if (n->disk_mbps)
+			printf(" %lu MiB/s", n->disk_mbps);
+		printf(" job %s\n", n->job);
 	}
 	return RC_EXIT_OK;
 }

@@ -35,6 +35,8 @@ static const char *const node_keys[NK_COUNT] = {
 	[NK_IP]		= "ip_address",
 	[NK_SWAP]	= "swap_mib",
 	[NK_DATA]	= "data_mib",
+	[NK_IOPS]	= "disk_iops",
+	[NK_MBPS]	= "disk_mbps",
 	[NK_CLUSTER]	= "cluster",
 };
 
@@ -416,6 +418,24 @@ static void parse_disk(struct parser *p, int key, const char *val,
 	p->node->valid |= 1U << key;
 }
 
+/* A disk limit: 0 for none, else 1..MAX of UNIT. */
+static void parse_throttle(struct parser *p, int key, const char *val,
+			   unsigned long max, const char *unit,
+			   unsigned long *out)
+{
+	const char *k = node_keys[key];
+	unsigned long v;
+
+	if (parse_ulong(val, &v) || v > max) {
+		desc_error(p->c, p->lineno,
+			   "%s = %s is not a disk limit; write \"%s = 0\" for none or a limit from 1 to %lu %s",
+			   k, val, k, max, unit);
+		return;
+	}
+	*out = v;
+	p->node->valid |= 1U << key;
+}
+
 static void node_value(struct parser *p, int key, const char *val)
 {
 	struct rc_node *n = p->node;
@@ -460,6 +480,14 @@ static void node_value(struct parser *p, int key, const char *val)
 		return;
 	case NK_DATA:
 		parse_disk(p, key, val, &n->data_mib);
+		return;
+	case NK_IOPS:
+		parse_throttle(p, key, val, RC_MAX_DISK_IOPS,
+			       "I/O operations per second", &n->disk_iops);
+		return;
+	case NK_MBPS:
+		parse_throttle(p, key, val, RC_MAX_DISK_MBPS, "MiB/s",
+			       &n->disk_mbps);
 		return;
 	}
 	n->valid |= 1U << key;
@@ -712,6 +740,32 @@ static void check_unique(struct rc_cluster *c, int j)
 	}
 }
 
+/* Whether the size of disk KEY is known: given and valid, or defaulted. */
+static bool disk_known(const struct rc_node *n, int key)
+{
+	return n->key_line[key] ? VALID(n, key) : VALID(n, NK_ROLE);
+}
+
+/* A disk limit on a node without disks is a mistake. */
+static void check_throttle(struct rc_cluster *c, const struct rc_node *n)
+{
+	static const int keys[] = { NK_IOPS, NK_MBPS };
+	size_t i;
+
+	if (n->swap_mib || n->data_mib || !disk_known(n, NK_SWAP) ||
+	    !disk_known(n, NK_DATA))
+		return;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		int k = keys[i];
+		unsigned long v = k == NK_IOPS ? n->disk_iops : n->disk_mbps;
+
+		if (v)
+			desc_error(c, n->key_line[k],
+				   "%s = %lu but the node has no disk to throttle (swap_mib and data_mib are 0); drop the line or give the node a disk, e.g. \"data_mib = 512\"",
+				   node_keys[k], v);
+	}
+}
+
 static void check_nodes(struct rc_cluster *c)
 {
 	int j;
@@ -726,6 +780,7 @@ static void check_nodes(struct rc_cluster *c)
 			desc_error(c, n->key_line[NK_CLUSTER],
 				   "cluster = %s does not match the cluster's name \"%s\"; write \"cluster = %s\" or drop the line",
 				   n->cluster, c->name, c->name);
+		check_throttle(c, n);
 		check_unique(c, j);
 	}
 }

@@ -78,7 +78,10 @@ static const char usage_text[] =
 "  node:    name, number (0-254), role (memory-server | client),\n"
 "           memory_mib (>= 128), ip_address (in subnet), vcpus (default 1),\n"
 "           swap_mib, data_mib (0 = no disk; clients default 1024 and 512,\n"
-"           memory servers 0), cluster (optional, must match)\n"
+"           memory servers 0), disk_iops (1..10000000) and disk_mbps\n"
+"           (MiB/s, 1..100000): an <iotune> limit on each of the node's\n"
+"           disks (0 or absent = unthrottled; refused on a node without\n"
+"           disks), cluster (optional, must match)\n"
 "\n"
 "Exit status: 0 ok; 1 runtime failure (virsh, files); 2 bad description\n"
 "or command line.  Description errors read FILE:LINE: problem; fix.\n";

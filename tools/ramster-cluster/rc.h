@@ -28,6 +28,8 @@
 #define RC_MAX_VCPUS		64
 #define RC_MIN_DISK_MIB		16
 #define RC_MAX_DISK_MIB		(1024UL * 1024)
+#define RC_MAX_DISK_IOPS	10000000UL
+#define RC_MAX_DISK_MBPS	100000UL
 #define RC_DEFAULT_PORT		7777
 #define RC_DEFAULT_SWAP_MIB	1024
 #define RC_DEFAULT_DATA_MIB	512
@@ -57,6 +59,8 @@ enum rc_node_key {
 	NK_IP,
 	NK_SWAP,
 	NK_DATA,
+	NK_IOPS,
+	NK_MBPS,
 	NK_CLUSTER,
 	NK_COUNT,
 };
@@ -81,6 +85,8 @@ struct rc_node {
 	unsigned long vcpus;
 	unsigned long swap_mib;
 	unsigned long data_mib;
+	unsigned long disk_iops;	/* 0: unthrottled */
+	unsigned long disk_mbps;	/* MiB/s, 0: unthrottled */
 	uint32_t ip;			/* host byte order */
 	const char *job;		/* from -j, or RC_DEFAULT_JOB */
 	char *extra;			/* from -a, may be NULL */

@@ -60,18 +60,33 @@ void rc_render_network(const struct rc_cluster *c,
 	rc_template_write(f, t, RC_TMPL_NETWORK, v, ARRAY_SIZE(v));
 }
 
-/* The <disk> elements of node N, one line each, not indented. */
-static void render_disk(FILE *f, const char *state, const char *node,
+/*
+ * A <disk> element of node N, not indented, with <iotune> if disk_iops or
+ * disk_mbps is set.
+ */
+static void render_disk(FILE *f, const char *state, const struct rc_node *n,
 			const char *kind, const char *dev)
 {
+	bool iotune = n->disk_iops || n->disk_mbps;
+
 	fprintf(f,
 		"<disk type='file' device='disk'>\n"
 		"  <driver name='qemu' type='raw' cache='writeback' discard='unmap'/>\n"
 		"  <source file='");
 	rc_xml_puts(f, state);
 	fprintf(f, "/%s-%s.img'/>\n"
-		"  <target dev='%s' bus='virtio'/>\n"
-		"</disk>\n", node, kind, dev);
+		"  <target dev='%s' bus='virtio'/>\n", n->name, kind, dev);
+	if (iotune)
+		fputs("  <iotune>\n", f);
+	if (n->disk_mbps)
+		fprintf(f, "    <total_bytes_sec>%llu</total_bytes_sec>\n",
+			n->disk_mbps * 1048576ULL);
+	if (n->disk_iops)
+		fprintf(f, "    <total_iops_sec>%lu</total_iops_sec>\n",
+			n->disk_iops);
+	if (iotune)
+		fputs("  </iotune>\n", f);
+	fputs("</disk>\n", f);
 }
 
 static char *render_disks(const struct rc_node *n, const char *state)
@@ -85,10 +100,9 @@ static char *render_disks(const struct rc_node *n, const char *state)
 		exit(RC_EXIT_RUNTIME);
 	}
 	if (n->swap_mib)
-		render_disk(f, state, n->name, "swap", "vda");
+		render_disk(f, state, n, "swap", "vda");
 	if (n->data_mib)
-		render_disk(f, state, n->name, "data",
-			    n->swap_mib ? "vdb" : "vda");
+		render_disk(f, state, n, "data", n->swap_mib ? "vdb" : "vda");
 	if (fclose(f)) {
 		rc_err("out of memory");
 		exit(RC_EXIT_RUNTIME);
