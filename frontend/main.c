@@ -33,7 +33,11 @@ MODULE_PARM_DESC(target, "The memory server's r2net node number (required)");
 
 static char *mode = "writethrough";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "writethrough (the swap disk has every page too) or none (the server only)");
+MODULE_PARM_DESC(mode, "writethrough (the swap disk has every page too), none (the server only) or replicate (target and replica)");
+
+static int replica = -1;
+module_param(replica, int, 0444);
+MODULE_PARM_DESC(replica, "mode=replicate: the second memory server's node number");
 
 static bool frontswap = true;
 module_param(frontswap, bool, 0444);
@@ -56,6 +60,7 @@ module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "Swap stores in flight at once in writethrough mode (0: each waits for the server; at most 1024)");
 
 u8 rf_target;
+u8 rf_replica;
 enum rf_mode rf_mode;
 unsigned int rf_timeout_ms;
 unsigned int rf_window;
@@ -65,30 +70,40 @@ struct rf_stats rf_stats;
 static const char * const rf_mode_names[] = {
 	[RF_MODE_WRITETHROUGH]	= "writethrough",
 	[RF_MODE_NONE]		= "none",
+	[RF_MODE_REPLICATE]	= "replicate",
 };
 
 static struct dentry *rf_dir;
 
 /* ---- node events ---- */
 
+static bool rf_is_server(u8 node)
+{
+	return node == rf_target ||
+	       (rf_mode == RF_MODE_REPLICATE && node == rf_replica);
+}
+
 static void rf_node_up(u8 node, void *data)
 {
-	if (node != rf_target)
+	if (!rf_is_server(node))
 		return;
 	pr_info("memory server node %u is up\n", node);
 	if (frontswap)
-		rf_swap_node_up();
-	if (cleancache)
+		rf_swap_node_up(node);
+	if (cleancache && node == rf_target)
 		rf_cc_node_up();
 }
 
 static void rf_node_down(u8 node, void *data)
 {
-	if (node != rf_target)
+	if (!rf_is_server(node))
 		return;
-	if (cleancache)
+	if (cleancache && node == rf_target)
 		rf_cc_node_down();
-	if (rf_mode == RF_MODE_WRITETHROUGH)
+	if (rf_mode == RF_MODE_REPLICATE)
+		pr_warn("memory server node %u is down: swap pages go to the disk until it is back; loads ask the other server\n",
+			node);
+	else if (rf_mode == RF_MODE_WRITETHROUGH)
 		pr_warn("memory server node %u is down: swap pages go to the disk, and are read from it, until it is back\n",
 			node);
 	else
@@ -146,6 +161,7 @@ static void rf_debugfs_init(void)
 		{ "remote_flushes", &rf_stats.remote_flushes },
 		{ "remote_flush_failures", &rf_stats.remote_flush_failures },
 		{ "remote_in_flight", &rf_stats.remote_in_flight },
+		{ "replica_loads", &rf_stats.replica_loads },
 		{ "window_waits", &rf_stats.window_waits },
 		{ "window_full", &rf_stats.window_full },
 		{ "window_hits", &rf_stats.window_hits },
@@ -192,7 +208,7 @@ static int __init rf_check_params(void)
 
 	m = mode ? sysfs_match_string(rf_mode_names, mode) : -EINVAL;
 	if (m < 0) {
-		pr_err("mode=%s: unknown; use writethrough or none\n",
+		pr_err("mode=%s: unknown; use writethrough, none or replicate\n",
 		       mode ?: "");
 		return -EINVAL;
 	}
@@ -215,6 +231,23 @@ static int __init rf_check_params(void)
 	if (target == local) {
 		pr_err("target=%d is this node; name the memory server\n",
 		       target);
+		return -EINVAL;
+	}
+	if (rf_mode == RF_MODE_REPLICATE) {
+		if (replica < 0 || replica > R2NET_MAX_NODE ||
+		    !r2net_node_configured(replica)) {
+			pr_err("mode=replicate needs replica=N, a second memory server r2net knows (replica=%d)\n",
+			       replica);
+			return -EINVAL;
+		}
+		if (replica == local || replica == target) {
+			pr_err("replica=%d: name a second memory server, neither this node nor the target\n",
+			       replica);
+			return -EINVAL;
+		}
+		rf_replica = replica;
+	} else if (replica >= 0) {
+		pr_err("replica=%d: only with mode=replicate\n", replica);
 		return -EINVAL;
 	}
 	if (window > RF_WINDOW_MAX) {
@@ -266,6 +299,10 @@ static int __init rf_init(void)
 		rf_mode_names[rf_mode], frontswap ? "on" : "off",
 		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0,
 		cleancache ? "on" : "off");
+	if (rf_mode == RF_MODE_REPLICATE)
+		pr_info("swap pages also on node %u (%s)\n", rf_replica,
+			r2net_node_connected(rf_replica) ? "connected" :
+							   "not connected yet");
 	return 0;
 
 err_swap:

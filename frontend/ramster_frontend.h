@@ -17,10 +17,14 @@ struct dentry;
 enum rf_mode {
 	RF_MODE_WRITETHROUGH,	/* the swap disk has every page too */
 	RF_MODE_NONE,		/* only the server: a lost page is SIGBUS */
+	RF_MODE_REPLICATE,	/* two servers, target and replica */
 };
+
+#define RF_MAX_REPLICAS	2
 
 /* Set once at load: the memory server, the mode, r2net's timeout. */
 extern u8 rf_target;
+extern u8 rf_replica;			/* the second server (replicate) */
 extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
@@ -46,6 +50,7 @@ struct rf_stats {
 	atomic64_t window_hits;		/* loads served from a slot in flight */
 	atomic64_t window_lost;		/* accepted stores the server refused */
 	atomic64_t lost_loads;		/* loads of those: read from the disk */
+	atomic64_t replica_loads;	/* loads the replica answered */
 	/* cleancache */
 	atomic64_t cc_puts;		/* pages the server took */
 	atomic64_t cc_put_failures;	/* it did not, or r2net failed */
@@ -70,10 +75,21 @@ struct rf_stats {
 
 extern struct rf_stats rf_stats;
 
+/* How many servers hold each swap page, and which is number r. */
+static inline int rf_replicas(void)
+{
+	return rf_mode == RF_MODE_REPLICATE ? 2 : 1;
+}
+
+static inline u8 rf_node(int r)
+{
+	return r ? rf_replica : rf_target;
+}
+
 /* swap.c: frontswap, one persistent private pool per swap type. */
 int rf_swap_init(void);
 void rf_swap_exit(void);
-void rf_swap_node_up(void);
+void rf_swap_node_up(u8 node);
 int rf_swap_unregister(void);
 void rf_swap_debugfs(struct dentry *dir);
 

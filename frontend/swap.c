@@ -31,9 +31,15 @@
  * server runs one request at a time per connection, so a flush can never
  * overtake, and delete, a later store of the same handle.
  *
+ * In mode replicate each swap type has a pool on two servers (target and
+ * replica): a store sends the page to both and is accepted only when both
+ * took it (else the one that did flushes it, and the disk takes the
+ * page); a load asks the target, then the replica.
+ *
  * A failed load is a miss for the kernel: in writethrough mode the swap
- * disk has the page, so -ENOENT reads it from there; in mode none the
- * page is lost and -EIO makes the faulting process get SIGBUS.
+ * disk has the page, so -ENOENT reads it from there; in modes none and
+ * replicate the page is lost and -EIO makes the faulting process get
+ * SIGBUS.
  */
 #include <linux/debugfs.h>
 #include <linux/frontswap.h>
@@ -63,8 +69,9 @@ static_assert(PAGE_SIZE == TMEM_PAGE_SIZE, "frontswap moves 4 KiB pages");
 /* Per swap type; active and changes of pool_id under rf_pool_mutex. */
 struct rf_type {
 	bool	active;		/* swapon'd and not invalidated */
-	bool	check;		/* pool_id made before a reconnect */
-	int	pool_id;	/* the server's pool, or -1; READ_ONCE */
+	/* Per replica (rf_node()): */
+	bool	check[RF_MAX_REPLICAS];	/* pool made before a reconnect */
+	int	pool_id[RF_MAX_REPLICAS]; /* its pool, or -1; READ_ONCE */
 };
 
 static struct rf_type rf_types[MAX_SWAPFILES];
@@ -104,6 +111,7 @@ static mempool_t *rf_reply_pool;
 /* Queued invalidations, in order. */
 struct rf_flush {
 	struct list_head	list;
+	u8			r;	/* which replica */
 	u16			msg;	/* R2NET_MSG_TMEM_FLUSH_PAGE */
 	struct tmem_handle	h;
 };
@@ -166,13 +174,13 @@ static void rf_rtt(atomic64_t *total, atomic64_t *max, atomic64_t *n,
 	}
 }
 
-static int rf_send_sync(u16 msg, const struct kvec *vec, size_t nvec,
+static int rf_send_sync(int r, u16 msg, const struct kvec *vec, size_t nvec,
 			struct r2net_reply *reply)
 {
 	int err;
 
 	atomic64_inc(&rf_stats.remote_in_flight);
-	err = r2net_send_sync(rf_target, msg, RF_KEY, vec, nvec, reply,
+	err = r2net_send_sync(rf_node(r), msg, RF_KEY, vec, nvec, reply,
 			      rf_timeout_ms);
 	atomic64_dec(&rf_stats.remote_in_flight);
 	return err;
@@ -204,7 +212,7 @@ static void rf_flush_send(const struct rf_flush *f)
 
 	tmem_handle_to_le(&w, &f->h);
 	atomic_inc(&rf_async_in_flight);
-	err = r2net_send_async(rf_target, f->msg, RF_KEY, &vec, 1,
+	err = r2net_send_async(rf_node(f->r), f->msg, RF_KEY, &vec, 1,
 			       rf_timeout_ms, rf_flush_done, NULL);
 	if (err) {
 		/*
@@ -250,7 +258,8 @@ static void rf_flush_work_fn(struct work_struct *work)
 }
 
 /* May be called in atomic context (with gfp GFP_ATOMIC). */
-static void rf_flush_queue(u16 msg, const struct tmem_handle *h, gfp_t gfp)
+static void rf_flush_queue(int r, u16 msg, const struct tmem_handle *h,
+			   gfp_t gfp)
 {
 	struct rf_flush *f = kmalloc(sizeof(*f), gfp | __GFP_NOWARN);
 	unsigned long flags;
@@ -259,6 +268,7 @@ static void rf_flush_queue(u16 msg, const struct tmem_handle *h, gfp_t gfp)
 		atomic64_inc(&rf_stats.flushes_dropped);
 		return;
 	}
+	f->r = r;
 	f->msg = msg;
 	f->h = *h;
 	atomic_inc(&rf_flush_pending);
@@ -271,7 +281,7 @@ static void rf_flush_queue(u16 msg, const struct tmem_handle *h, gfp_t gfp)
 /* ---- pools ---- */
 
 /* Returns the new pool's id or a negative errno. */
-static int rf_new_pool(void)
+static int rf_new_pool(int r)
 {
 	struct r2net_tmem_new_pool np = {
 		.flags = tmem_pool_flags(true, false),
@@ -282,7 +292,7 @@ static int rf_new_pool(void)
 	int err;
 
 	r2net_tmem_new_pool_encode(&w, &np);
-	err = rf_send_sync(R2NET_MSG_TMEM_NEW_POOL, &vec, 1, &reply);
+	err = rf_send_sync(r, R2NET_MSG_TMEM_NEW_POOL, &vec, 1, &reply);
 	if (err)
 		return err;
 	if (reply.status < 0)
@@ -292,7 +302,7 @@ static int rf_new_pool(void)
 	return reply.status;
 }
 
-static void rf_destroy_pool(int pool)
+static void rf_destroy_pool(int r, int pool)
 {
 	struct r2net_tmem_pool_le w;
 	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
@@ -302,13 +312,13 @@ static void rf_destroy_pool(int pool)
 	/* Flushes for this pool go first: its id may be given out again. */
 	rf_flush_drain();
 	r2net_tmem_pool_encode(&w, pool);
-	err = rf_send_sync(R2NET_MSG_TMEM_DESTROY_POOL, &vec, 1, &reply);
+	err = rf_send_sync(r, R2NET_MSG_TMEM_DESTROY_POOL, &vec, 1, &reply);
 	if (!err && reply.status == 1) {
 		atomic64_inc(&rf_stats.pools_destroyed);
-		pr_info("pool %d on node %u destroyed\n", pool, rf_target);
+		pr_info("pool %d on node %u destroyed\n", pool, rf_node(r));
 	} else {
 		pr_warn("pool %d on node %u: destroy failed (%d, status %d); the server frees it when this node goes\n",
-			pool, rf_target, err, reply.status);
+			pool, rf_node(r), err, reply.status);
 	}
 }
 
@@ -318,7 +328,7 @@ static void rf_destroy_pool(int pool)
  * 0 for it) misses in a pool that exists.  Returns 1 if it does, 0 if it
  * does not, or a negative errno when the server did not say.
  */
-static int rf_pool_exists(int pool)
+static int rf_pool_exists(int r, int pool)
 {
 	struct tmem_handle h = { .pool_id = pool, .oid = { 0, 1, 0 } };
 	struct r2net_reply reply = { };
@@ -327,7 +337,7 @@ static int rf_pool_exists(int pool)
 	int err;
 
 	tmem_handle_to_le(&w, &h);
-	err = rf_send_sync(R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
+	err = rf_send_sync(r, R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
 	if (err)
 		return err;
 	if (reply.status == -TMEM_ENODEV)
@@ -335,45 +345,56 @@ static int rf_pool_exists(int pool)
 	return reply.status < 0 ? reply.status : 1;
 }
 
-/* Create the pools of active swap types that have none. */
+/* Make or check replica r's pool of type; false to try again later. */
+static bool rf_pool_fix(unsigned int type, int r)
+{
+	struct rf_type *t = &rf_types[type];
+	int id;
+
+	if (t->check[r] && t->pool_id[r] >= 0) {
+		id = rf_pool_exists(r, t->pool_id[r]);
+		if (id < 0)
+			return false;
+		t->check[r] = false;
+		if (!id) {
+			pr_warn("swap type %u: node %u no longer has pool %d (restarted?); making a new one\n",
+				type, rf_node(r), t->pool_id[r]);
+			WRITE_ONCE(t->pool_id[r], -1);
+		}
+	}
+	if (t->pool_id[r] >= 0)
+		return true;
+	id = rf_new_pool(r);
+	if (id < 0) {
+		/* -EOPNOTSUPP until the server loads its backend. */
+		pr_info_ratelimited("swap type %u: no pool on node %u yet (%d); retrying\n",
+				    type, rf_node(r), id);
+		return false;
+	}
+	WRITE_ONCE(t->pool_id[r], id);
+	atomic64_inc(&rf_stats.pools_created);
+	pr_info("swap type %u: persistent pool %d on node %u\n", type, id,
+		rf_node(r));
+	return true;
+}
+
+/* Create the pools of active swap types that have none, on each replica. */
 static void rf_pool_work_fn(struct work_struct *work)
 {
 	bool retry = false;
-	int type, id;
+	int type, r;
 
-	if (!r2net_node_connected(rf_target))
-		return;		/* the node-up event queues us again */
 	mutex_lock(&rf_pool_mutex);
-	for (type = 0; type < MAX_SWAPFILES; type++) {
-		if (!rf_types[type].active)
+	for (r = 0; r < rf_replicas(); r++) {
+		/* Not connected: the node-up event queues us again. */
+		if (!r2net_node_connected(rf_node(r)))
 			continue;
-		if (rf_types[type].check && rf_types[type].pool_id >= 0) {
-			id = rf_pool_exists(rf_types[type].pool_id);
-			if (id < 0) {
+		for (type = 0; type < MAX_SWAPFILES; type++) {
+			if (rf_types[type].active && !rf_pool_fix(type, r)) {
 				retry = true;
 				break;
 			}
-			rf_types[type].check = false;
-			if (!id) {
-				pr_warn("swap type %d: node %u no longer has pool %d (restarted?); making a new one\n",
-					type, rf_target, rf_types[type].pool_id);
-				WRITE_ONCE(rf_types[type].pool_id, -1);
-			}
 		}
-		if (rf_types[type].pool_id >= 0)
-			continue;
-		id = rf_new_pool();
-		if (id < 0) {
-			/* -EOPNOTSUPP until the server loads its backend. */
-			pr_info_ratelimited("swap type %d: no pool on node %u yet (%d); retrying\n",
-					    type, rf_target, id);
-			retry = true;
-			break;
-		}
-		WRITE_ONCE(rf_types[type].pool_id, id);
-		atomic64_inc(&rf_stats.pools_created);
-		pr_info("swap type %d: persistent pool %d on node %u\n", type,
-			id, rf_target);
 	}
 	mutex_unlock(&rf_pool_mutex);
 	if (retry)
@@ -381,19 +402,19 @@ static void rf_pool_work_fn(struct work_struct *work)
 				   msecs_to_jiffies(RF_POOL_RETRY_MS));
 }
 
-/* The server does not know pool (it restarted): make a new one. */
-static void rf_pool_lost(unsigned int type, int pool)
+/* Replica r does not know pool (it restarted): make a new one. */
+static void rf_pool_lost(unsigned int type, int r, int pool)
 {
-	if (cmpxchg(&rf_types[type].pool_id, pool, -1) == pool) {
+	if (cmpxchg(&rf_types[type].pool_id[r], pool, -1) == pool) {
 		pr_warn("swap type %u: node %u no longer has pool %d; making a new one\n",
-			type, rf_target, pool);
+			type, rf_node(r), pool);
 		mod_delayed_work(rf_wq, &rf_pool_work, 0);
 	}
 }
 
-void rf_swap_node_up(void)
+void rf_swap_node_up(u8 node)
 {
-	int type;
+	int type, r;
 
 	/*
 	 * Pools made before the connection went are kept if the server
@@ -402,8 +423,12 @@ void rf_swap_node_up(void)
 	 * gets -TMEM_ENODEV, and rf_pool_lost() replaces it as well.
 	 */
 	mutex_lock(&rf_pool_mutex);
-	for (type = 0; type < MAX_SWAPFILES; type++)
-		rf_types[type].check = rf_types[type].pool_id >= 0;
+	for (r = 0; r < rf_replicas(); r++) {
+		if (rf_node(r) != node)
+			continue;
+		for (type = 0; type < MAX_SWAPFILES; type++)
+			rf_types[type].check[r] = rf_types[type].pool_id[r] >= 0;
+	}
 	mutex_unlock(&rf_pool_mutex);
 	mod_delayed_work(rf_wq, &rf_pool_work, 0);
 }
@@ -429,6 +454,7 @@ static bool rf_put_maybe_stored(int err)
 static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
 			 struct page *page)
 {
+	const int r = 0;	/* the one server of modes none, writethrough */
 	struct r2net_reply reply = { };
 	struct tmem_handle_le w;
 	ktime_t t0;
@@ -437,7 +463,7 @@ static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
 	tmem_handle_to_le(&w, h);
 	t0 = ktime_get();
 	atomic64_inc(&rf_stats.remote_in_flight);
-	err = r2net_send_page_sync(rf_target, R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
+	err = r2net_send_page_sync(rf_node(r), R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
 				   &w, sizeof(w), page, &reply, rf_timeout_ms);
 	atomic64_dec(&rf_stats.remote_in_flight);
 	if (!err)
@@ -451,13 +477,13 @@ static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
 	atomic64_inc(&rf_stats.remote_put_failures);
 	if (rf_put_maybe_stored(err)) {
 		/* The put may still be stored: flush it after itself. */
-		rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, h, GFP_NOIO);
+		rf_flush_queue(r, R2NET_MSG_TMEM_FLUSH_PAGE, h, GFP_NOIO);
 		return err;
 	}
 	if (err)
 		return err;
 	if (reply.status == -TMEM_ENODEV)
-		rf_pool_lost(type, pool);
+		rf_pool_lost(type, r, pool);
 	return reply.status < 0 ? reply.status : -EPROTO;
 }
 
@@ -510,13 +536,14 @@ static void rf_put_done(void *arg, int err, s32 status, const void *data,
 	 */
 	if (old == slot && !stored) {
 		atomic64_inc(&rf_stats.window_lost);
-		rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &slot->h, GFP_ATOMIC);
+		rf_flush_queue(0, R2NET_MSG_TMEM_FLUSH_PAGE, &slot->h,
+			       GFP_ATOMIC);
 	} else if (xa_is_err(old)) {
 		__xa_erase(xa, slot->offset);
 	}
 	xa_unlock(xa);
 	if (!err && status == -TMEM_ENODEV)
-		rf_pool_lost(slot->type, slot->h.pool_id);
+		rf_pool_lost(slot->type, 0, slot->h.pool_id);
 
 	atomic64_dec(&rf_stats.remote_in_flight);
 	rf_slot_give(slot);
@@ -561,7 +588,7 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 	atomic_inc(&rf_async_in_flight);
 	atomic64_inc(&rf_stats.remote_in_flight);
 	slot->sent = ktime_get();
-	err = r2net_send_page_async(rf_target, R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
+	err = r2net_send_page_async(rf_node(0), R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
 				    &w, sizeof(w), slot->page, rf_timeout_ms,
 				    rf_put_done, slot);
 	if (err) {
@@ -576,11 +603,106 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 	return 0;
 }
 
+/* A PUT to one replica of a replicated store. */
+struct rf_rep_part {
+	struct rf_rep		*rep;
+	unsigned int		type;
+	int			r;
+	int			pool;
+	struct tmem_handle	h;
+};
+
+/* A replicated store: a PUT to each replica, and the wait for both. */
+struct rf_rep {
+	atomic_t		left;
+	struct completion	done;
+	ktime_t			sent;
+	bool			stored[RF_MAX_REPLICAS];
+	struct rf_rep_part	part[RF_MAX_REPLICAS];
+};
+
+static void rf_rep_done(void *arg, int err, s32 status, const void *data,
+			u32 len)
+{
+	struct rf_rep_part *part = arg;
+	struct rf_rep *rep = part->rep;
+
+	if (!err)
+		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
+		       &rf_stats.put_rtt_samples, rep->sent);
+	rep->stored[part->r] = !err && status == 1;
+	if (!err && status == -TMEM_ENODEV)
+		rf_pool_lost(part->type, part->r, part->pool);
+	if (!rep->stored[part->r] && rf_put_maybe_stored(err))
+		rf_flush_queue(part->r, R2NET_MSG_TMEM_FLUSH_PAGE, &part->h,
+			       GFP_ATOMIC);
+	atomic64_dec(&rf_stats.remote_in_flight);
+	if (atomic_dec_and_test(&rep->left))
+		complete(&rep->done);
+}
+
+/*
+ * Mode replicate: the page is accepted only when both servers hold it;
+ * otherwise the one that took it flushes it, and the disk takes the page.
+ */
+static int rf_store_replicated(unsigned int type, pgoff_t offset,
+			       struct page *page)
+{
+	struct tmem_handle_le w[RF_MAX_REPLICAS];
+	struct rf_rep rep = { };
+	int r, err, ret = 0;
+
+	for (r = 0; r < RF_MAX_REPLICAS; r++) {
+		rep.part[r].rep = &rep;
+		rep.part[r].type = type;
+		rep.part[r].r = r;
+		rep.part[r].pool = READ_ONCE(rf_types[type].pool_id[r]);
+		if (rep.part[r].pool < 0 ||
+		    !rf_handle(&rep.part[r].h, rep.part[r].pool, type, offset)) {
+			atomic64_inc(&rf_stats.stores_no_pool);
+			return -ENODEV;
+		}
+	}
+	/* Older pages of offset may be flushed: those go first. */
+	rf_flush_drain();
+	init_completion(&rep.done);
+	atomic_set(&rep.left, RF_MAX_REPLICAS);
+	rep.sent = ktime_get();
+	for (r = 0; r < RF_MAX_REPLICAS; r++) {
+		tmem_handle_to_le(&w[r], &rep.part[r].h);
+		atomic64_inc(&rf_stats.remote_in_flight);
+		err = r2net_send_page_async(rf_node(r), R2NET_MSG_TMEM_PUT_PAGE,
+					    RF_KEY, &w[r], sizeof(w[r]), page,
+					    rf_timeout_ms, rf_rep_done,
+					    &rep.part[r]);
+		if (err)
+			rf_rep_done(&rep.part[r], err, 0, NULL, 0);
+	}
+	/* r2net completes each within the timeout. */
+	wait_for_completion(&rep.done);
+
+	for (r = 0; r < RF_MAX_REPLICAS; r++)
+		if (!rep.stored[r])
+			ret = -EIO;
+	if (!ret) {
+		atomic64_inc(&rf_stats.remote_puts);
+		return 0;
+	}
+	atomic64_inc(&rf_stats.remote_put_failures);
+	for (r = 0; r < RF_MAX_REPLICAS; r++)
+		if (rep.stored[r])
+			rf_flush_queue(r, R2NET_MSG_TMEM_FLUSH_PAGE,
+				       &rep.part[r].h, GFP_NOIO);
+	return ret;
+}
+
 static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
 {
-	int pool = READ_ONCE(rf_types[type].pool_id);
+	int pool = READ_ONCE(rf_types[type].pool_id[0]);
 	struct tmem_handle h;
 
+	if (rf_mode == RF_MODE_REPLICATE)
+		return rf_store_replicated(type, offset, page);
 	if (pool < 0 || !rf_handle(&h, pool, type, offset)) {
 		atomic64_inc(&rf_stats.stores_no_pool);
 		return -ENODEV;
@@ -628,9 +750,10 @@ static bool rf_load_local(unsigned int type, pgoff_t offset,
 	return false;
 }
 
-static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
+/* GET the page from replica r: 0, or -ENOENT for a miss or a failure. */
+static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 {
-	int pool = READ_ONCE(rf_types[type].pool_id);
+	int pool = READ_ONCE(rf_types[type].pool_id[r]);
 	struct r2net_reply reply = { };
 	struct tmem_handle want, got;
 	struct tmem_handle_le w;
@@ -640,11 +763,9 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 	void *dst;
 	int err;
 
-	if (rf_load_local(type, offset, page, &err))
-		return err;
 	if (pool < 0 || !rf_handle(&want, pool, type, offset)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
-		return rf_fs_load_failed();
+		return -ENOENT;
 	}
 	tmem_handle_to_le(&w, &want);
 	reply.buf = mempool_alloc(rf_reply_pool, GFP_NOIO);
@@ -652,7 +773,7 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 
 	atomic64_inc(&rf_stats.remote_gets);
 	t0 = ktime_get();
-	err = rf_send_sync(R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
+	err = rf_send_sync(r, R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
 	if (err) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		goto failed;
@@ -664,13 +785,13 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 		goto failed;
 	}
 	if (reply.status == -TMEM_ENODEV)
-		rf_pool_lost(type, pool);
+		rf_pool_lost(type, r, pool);
 	if (reply.status != 1 ||
 	    r2net_tmem_page_decode(&got, &data, reply.buf, reply.len) !=
 	    R2NET_ACCEPT || !rf_handle_equal(&got, &want)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		pr_warn_ratelimited("swap type %u offset %lu: bad reply from node %u (status %d, %u bytes)\n",
-				    type, offset, rf_target, reply.status,
+				    type, offset, rf_node(r), reply.status,
 				    reply.len);
 		goto failed;
 	}
@@ -683,33 +804,55 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 
 failed:
 	mempool_free(reply.buf, rf_reply_pool);
+	return -ENOENT;
+}
+
+static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int r, err;
+
+	if (rf_load_local(type, offset, page, &err))
+		return err;
+	for (r = 0; r < rf_replicas(); r++) {
+		if (!rf_get(type, r, offset, page)) {
+			if (r)
+				atomic64_inc(&rf_stats.replica_loads);
+			return 0;
+		}
+	}
 	return rf_fs_load_failed();
 }
 
 /* Called with the swap device's spinlock held: queue, do not send. */
 static void rf_fs_invalidate_page(unsigned int type, pgoff_t offset)
 {
-	int pool = READ_ONCE(rf_types[type].pool_id);
 	struct tmem_handle h;
+	int pool, r;
 
 	xa_erase(&rf_entries[type], offset);
-	if (pool < 0 || !rf_handle(&h, pool, type, offset))
-		return;
-	rf_flush_queue(R2NET_MSG_TMEM_FLUSH_PAGE, &h, GFP_ATOMIC);
+	for (r = 0; r < rf_replicas(); r++) {
+		pool = READ_ONCE(rf_types[type].pool_id[r]);
+		if (pool >= 0 && rf_handle(&h, pool, type, offset))
+			rf_flush_queue(r, R2NET_MSG_TMEM_FLUSH_PAGE, &h,
+				       GFP_ATOMIC);
+	}
 }
 
 /* swapoff: every page of the type is gone, and so is its pool. */
 static void rf_fs_invalidate_area(unsigned int type)
 {
-	int pool;
+	int pool[RF_MAX_REPLICAS], r;
 
 	mutex_lock(&rf_pool_mutex);
-	pool = rf_types[type].pool_id;
-	WRITE_ONCE(rf_types[type].pool_id, -1);
+	for (r = 0; r < RF_MAX_REPLICAS; r++) {
+		pool[r] = rf_types[type].pool_id[r];
+		WRITE_ONCE(rf_types[type].pool_id[r], -1);
+	}
 	rf_types[type].active = false;
 	mutex_unlock(&rf_pool_mutex);
-	if (pool >= 0)
-		rf_destroy_pool(pool);
+	for (r = 0; r < rf_replicas(); r++)
+		if (pool[r] >= 0)
+			rf_destroy_pool(r, pool[r]);
 	/* Stores still in flight find their entries gone: that is fine. */
 	xa_destroy(&rf_entries[type]);
 }
@@ -764,12 +907,15 @@ DEFINE_DEBUGFS_ATTRIBUTE(rf_unregister_fops, rf_unregister_get,
 
 static int rf_pools_show(struct seq_file *m, void *v)
 {
-	int type, pool;
+	int type, pool, r;
 
 	for (type = 0; type < MAX_SWAPFILES; type++) {
-		pool = READ_ONCE(rf_types[type].pool_id);
-		if (READ_ONCE(rf_types[type].active) || pool >= 0)
-			seq_printf(m, "swap type %d pool %d\n", type, pool);
+		for (r = 0; r < rf_replicas(); r++) {
+			pool = READ_ONCE(rf_types[type].pool_id[r]);
+			if (READ_ONCE(rf_types[type].active) || pool >= 0)
+				seq_printf(m, "swap type %d pool %d node %u\n",
+					   type, pool, rf_node(r));
+		}
 	}
 	return 0;
 }
@@ -831,10 +977,11 @@ static bool rf_any_active(void)
 
 int rf_swap_init(void)
 {
-	int type, ret;
+	int type, ret, r;
 
 	for (type = 0; type < MAX_SWAPFILES; type++) {
-		rf_types[type].pool_id = -1;
+		for (r = 0; r < RF_MAX_REPLICAS; r++)
+			rf_types[type].pool_id[r] = -1;
 		xa_init(&rf_entries[type]);
 	}
 
@@ -889,13 +1036,15 @@ err_pool:
 /* Only once frontswap has let us go (or never had us). */
 void rf_swap_exit(void)
 {
-	int type;
+	int type, r;
 
 	cancel_delayed_work_sync(&rf_pool_work);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
-		if (rf_types[type].pool_id >= 0)
-			rf_destroy_pool(rf_types[type].pool_id);
-		rf_types[type].pool_id = -1;
+		for (r = 0; r < RF_MAX_REPLICAS; r++) {
+			if (r < rf_replicas() && rf_types[type].pool_id[r] >= 0)
+				rf_destroy_pool(r, rf_types[type].pool_id[r]);
+			rf_types[type].pool_id[r] = -1;
+		}
 	}
 	rf_flush_drain();
 	cancel_work_sync(&rf_flush_work);

@@ -1,0 +1,55 @@
+#!/bin/bash
+# mode replicate: a client swaps to two memory servers at once; the
+# target is destroyed mid-run and the workload completes with every page
+# correct, loads coming from the replica (guest/jobs/frontend-replicate.sh
+# says what each node checks).  The target is started again at the end;
+# every boot's console must be clean.  Fast kernel.
+set -eu
+. "$(dirname "$0")/../lib/guest.sh"
+fast_kernel
+job_timeout=${RAMSTER_JOB_TIMEOUT:-2400}
+target=s1 client=c3
+state=/var/lib/ramster/tests/rmrepltrio
+
+# await STATE TEXT: until the client reports "ok TEXT"; fails when its
+# job ends first or after 1200 s.
+await()
+{
+	local log=$1/$client.results.log t=0
+
+	while [ $t -lt 2400 ]; do
+		grep -q "RAMSTER-RESULT ok $2" "$log" 2>/dev/null && return 0
+		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
+		sleep 0.5
+		t=$((t + 1))
+	done
+	echo "$client did not report '$2'"
+	return 1
+}
+
+# The cluster_hook of run_cluster: destroy the target, start it at the end.
+cycle_target()
+{
+	local st=$2 dom=$3-$target
+
+	await "$st" "replicate running" || return 1
+	virsh -c "$uri" destroy "$dom" >/dev/null || return 1
+	echo "$(date +%T.%3N) destroyed $dom"
+	mkdir -p "$st/$target-boot1"
+	mv "$st/$target".*.log "$st/$target-boot1/"
+	await "$st" "replicate done" || return 1
+	virsh -c "$uri" start "$dom" >/dev/null || return 1
+	echo "$(date +%T.%3N) started $dom again"
+}
+
+rm -rf "$state/$target-boot1"
+cluster_hook=cycle_target
+rc=0
+run_job "$top/tests/clusters/repltrio.cluster" frontend-replicate || rc=1
+echo "--- $target results, first boot:"
+sed 's/^/    /' "$state/$target-boot1/$target.results.log" 2>/dev/null || true
+if grep -E "$bad_console" "$state/$target-boot1/$target.console.log" 2>/dev/null; then
+	echo "guest $target: kernel reported a problem on its first boot"
+	rc=1
+fi
+exit $rc
