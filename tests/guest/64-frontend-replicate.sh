@@ -11,33 +11,17 @@ job_timeout=${RAMSTER_JOB_TIMEOUT:-2400}
 target=s1 client=c3
 state=/var/lib/ramster/tests/rmrepltrio
 
-# await STATE TEXT: until the client reports "ok TEXT"; fails when its
-# job ends first or after 1200 s.
-await()
-{
-	local log=$1/$client.results.log t=0
-
-	while [ $t -lt 2400 ]; do
-		grep -q "RAMSTER-RESULT ok $2" "$log" 2>/dev/null && return 0
-		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
-		sleep 0.5
-		t=$((t + 1))
-	done
-	echo "$client did not report '$2'"
-	return 1
-}
-
 # The cluster_hook of run_cluster: destroy the target, start it at the end.
 cycle_target()
 {
 	local st=$2 dom=$3-$target
 
-	await "$st" "replicate running" || return 1
+	await "$st" $client "replicate running" 1200 || return 1
 	virsh -c "$uri" destroy "$dom" >/dev/null || return 1
 	echo "$(date +%T.%3N) destroyed $dom"
 	mkdir -p "$st/$target-boot1"
 	mv "$st/$target".*.log "$st/$target-boot1/"
-	await "$st" "replicate done" || return 1
+	await "$st" $client "replicate done" 1200 || return 1
 	virsh -c "$uri" start "$dom" >/dev/null || return 1
 	echo "$(date +%T.%3N) started $dom again"
 }
