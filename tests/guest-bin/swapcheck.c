@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAGIC 0x52414d5354455221ULL	/* "RAMSTER!" */
@@ -134,38 +135,89 @@ static int cmd_pageout(size_t n)
 	return 0;
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether the page at @p is in memory (swap cache included). */
+static int resident(void *p)
+{
+	unsigned char v;
+
+	if (mincore(p, PAGE, &v)) {
+		fprintf(stderr, "%s: mincore: %s\n", progname, strerror(errno));
+		exit(2);
+	}
+	return v & 1;
+}
+
 /*
  * pressure MIB: random writes and reads over MIB of memory, more than
  * the guest has, so reclaim swaps; every page read is checked whole, and
- * every page again at the end.
+ * every page again at the end.  timed MIB also times the three phases
+ * (fill, random, verify) and each random access whose page was not in
+ * memory (a swap-in), for the benches.
  */
-static int cmd_pressure(size_t mib, size_t rounds)
+static int cmd_pressure(size_t mib, size_t rounds, int timed)
 {
-	size_t n = mib * 1024 * 1024 / PAGE, i, r;
+	size_t n = mib * 1024 * 1024 / PAGE, i, r, nr = rounds * n / 4, nin = 0;
 	char *buf = map_pages(n);
 	uint32_t *gen = calloc(n, sizeof(*gen));
-	uint64_t seed = mix(getpid() + 1), x = seed;
+	uint32_t *lat = timed ? calloc(nr + 1, sizeof(*lat)) : NULL;
+	uint64_t seed = mix(getpid() + 1), x = seed, t0, t1, t2, t3, a;
+	int in;
 
-	if (!gen)
+	if (!gen || (timed && !lat)) {
+		fprintf(stderr, "%s: out of memory for %zu pages\n", progname, n);
 		return 2;
+	}
+	t0 = now_us();
 	for (i = 0; i < n; i++) {
 		gen[i] = 1;
 		fill(buf + i * PAGE, seed, i, 1);
 	}
+	t1 = now_us();
 	/* Touch a quarter of the pages per round, checking each read. */
-	for (r = 0; r < rounds * n / 4; r++) {
+	for (r = 0; r < nr; r++) {
 		x = mix(x + r);
 		i = x % n;
+		in = timed ? resident(buf + i * PAGE) : 1;
+		a = in ? 0 : now_us();
 		if (check(buf + i * PAGE, seed, i, gen[i]))
 			return 1;
+		if (!in)
+			lat[nin++] = now_us() - a;
 		if (x & (1ULL << 40))
 			fill(buf + i * PAGE, seed, i, ++gen[i]);
 	}
+	t2 = now_us();
 	for (i = 0; i < n; i++)
 		if (check(buf + i * PAGE, seed, i, gen[i]))
 			return 1;
+	t3 = now_us();
 	printf("pressure: %zu MiB, %zu random accesses, every page correct\n",
-	       mib, rounds * n / 4);
+	       mib, nr);
+	if (!timed)
+		return 0;
+	qsort(lat, nin, sizeof(*lat), cmp_u32);
+	printf("timed: mib=%zu pages=%zu accesses=%zu fill_ms=%" PRIu64
+	       " random_ms=%" PRIu64 " verify_ms=%" PRIu64 " total_ms=%" PRIu64
+	       " swapins=%zu p50_us=%u p99_us=%u max_us=%u\n",
+	       mib, n, nr, (t1 - t0) / 1000, (t2 - t1) / 1000,
+	       (t3 - t2) / 1000, (t3 - t0) / 1000, nin,
+	       nin ? lat[nin / 2] : 0, nin ? lat[nin * 99 / 100] : 0,
+	       nin ? lat[nin - 1] : 0);
 	return 0;
 }
 
@@ -323,6 +375,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: swapcheck pageout PAGES\n"
 		"       swapcheck pressure MIB [ROUNDS]\n"
+		"       swapcheck timed MIB [ROUNDS]   (pressure, timed)\n"
 		"       swapcheck lose KNOB\n"
 		"       swapcheck slots SWAPDEV yes|no KNOB\n"
 		"       swapcheck hold PAGES SECONDS   (SIGUSR1 ends the wait)\n"
@@ -342,7 +395,10 @@ int main(int argc, char **argv)
 		return cmd_pageout(strtoul(argv[2], NULL, 0));
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pressure"))
 		return cmd_pressure(strtoul(argv[2], NULL, 0),
-				    argc == 4 ? strtoul(argv[3], NULL, 0) : 2);
+				    argc == 4 ? strtoul(argv[3], NULL, 0) : 2, 0);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timed"))
+		return cmd_pressure(strtoul(argv[2], NULL, 0),
+				    argc == 4 ? strtoul(argv[3], NULL, 0) : 2, 1);
 	if (argc == 3 && !strcmp(argv[1], "lose"))
 		return cmd_lose(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "slots"))
