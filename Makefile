@@ -22,7 +22,7 @@ MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
 	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench-r2net bench-backend
+.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench-r2net bench-backend bench-swap
 
 all: image image-fast tools
 
@@ -95,6 +95,9 @@ bench-r2net: all
 
 bench-backend: all
 	bench/backend.sh
+
+bench-swap: all
+	bench/swap.sh
 
 check: kernel
 	tests/host/50-kernel-style.sh

@@ -1,0 +1,129 @@
+# bench/lib.sh - what the benches share: the guest clock, the image check,
+# and one boot of a cluster followed to its verdict.  Sourced by a bench
+# after tests/lib/libvirt.sh and tests/lib/guest.sh; it sets $bench_name
+# (for messages) and defines show LINE (one results line as progress).
+
+bench_die() { echo "bench/$bench_name: $*" >&2; exit 1; }
+
+# bench_need INITRD FILE...: each FILE (a path inside the image) is there.
+bench_need()
+{
+	local img=$1 have f
+	shift
+	[ -r "$kernel" ] && [ -r "$img" ] ||
+		bench_die "no guest kernel or image: run 'make all' first"
+	have=$(zcat "$img" | cpio -t --quiet 2>/dev/null)
+	for f in "$@"; do
+		echo "$have" | grep -qx "\./$f\|$f" ||
+			bench_die "$f is not in $img; put it in the image (Makefile MODULES or GUEST_BINS) and run 'make all'"
+	done
+}
+
+# bench_clock: kernel arguments that give the guest the host's TSC rate.
+# Under TCG the guest's TSC runs at the host's rate, but its calibration
+# against the PIT often fails when the host is busy, and the clocksource
+# watchdog, comparing it with jiffies that lose ticks, throws it out: the
+# guest falls back to jiffies (4 ms steps).  Tell it the rate and to trust
+# its TSC.
+bench_clock()
+{
+	local mhz
+
+	mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
+		-e 's/.*tsc: Detected \([0-9.]*\) MHz TSC.*/\1/p' \
+		-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
+	[ -n "$mhz" ] || mhz=$(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
+	awk -v m="$mhz" 'BEGIN { printf "tsc_early_khz=%d tsc=reliable", m * 1000 }'
+}
+
+# bench_boot CLUSTER STATE WATCH TIMEOUT [ramster-cluster up options...]:
+# boot the cluster, show WATCH's results lines as they arrive (show), wait
+# for its verdict, take the cluster down, and check every node's verdict
+# and console.  A node whose kernel tripped before init is booted again,
+# once.  Sets bench_start (epoch s) and bench_load ("before -> after").
+bench_boot()
+{
+	local cluster=$1 state=$2 watch=$3 timeout=$4 node flake
+	shift 4
+
+	mkdir -p "$state"
+	chmod 755 /var/lib/ramster /var/lib/ramster/bench "$state"
+	bench_once "$cluster" "$state" "$watch" "$timeout" "$@" && return 0
+	flake=
+	for node in $(node_names "$cluster"); do
+		early_flake "$state" "$node" && flake=$node
+	done
+	[ -n "$flake" ] || bench_die "FAILED; logs in $state"
+	echo "bench: guest $flake: kernel trouble before init (not our code): booting again, once"
+	mkdir -p "$state/first-boot"
+	cp "$state"/*.log "$state/first-boot/"
+	bench_once "$cluster" "$state" "$watch" "$timeout" "$@" ||
+		bench_die "FAILED; logs in $state"
+}
+
+bench_once()
+{
+	local cluster=$1 state=$2 watch=$3 timeout=$4 seen=0 n bad node rc=0
+	local dom=$(cluster_name "$1")-$3 log=$2/$3.results.log load
+	shift 4
+
+	rm -f "$state"/*.log
+	bench_start=$(date +%s)
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	"$tool" -c "$cluster" -s "$state" -u "$uri" -k "$kernel" "$@" up >/dev/null ||
+		bench_die "ramster-cluster up failed"
+	while :; do
+		n=$(wc -l 2>/dev/null < "$log" || echo 0)
+		if [ "$n" -gt $seen ]; then
+			sed -n "$((seen + 1)),${n}p" "$log" | tr -d '\r' |
+				while IFS= read -r l; do show "$l"; done
+			seen=$n
+		fi
+		grep -q 'RAMSTER-RESULT JOB ' "$log" 2>/dev/null && break
+		case $(virsh -c "$uri" domstate "$dom" 2>/dev/null) in
+		running|paused|"in shutdown") ;;
+		*) sleep 1; echo "bench: $watch stopped"; break ;;
+		esac
+		[ $(($(date +%s) - bench_start)) -lt "$timeout" ] ||
+			{ echo "bench: no verdict from $watch after $timeout s"; break; }
+		sleep 2
+	done
+	bench_load="$load -> $(cut -d' ' -f1-3 /proc/loadavg)"
+	# The other nodes finish once the watched one has let go of them.
+	for node in $(node_names "$cluster"); do
+		[ "$node" = "$watch" ] && continue
+		n=0
+		while ! grep -q 'RAMSTER-RESULT JOB ' "$state/$node.results.log" 2>/dev/null &&
+			[ $n -lt 120 ]; do
+			sleep 1
+			n=$((n + 1))
+		done
+	done
+	"$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true
+	for node in $(node_names "$cluster"); do
+		bad=$(grep -E "$bad_console" "$state/$node.console.log" 2>/dev/null | head -n 20)
+		if [ -n "$bad" ] || ! grep -q 'RAMSTER-RESULT JOB .* PASS' "$state/$node.results.log" 2>/dev/null; then
+			echo "bench: guest $node failed:"
+			tr -d '\r' < "$state/$node.results.log" | grep -v ' BENCH \| PROGRESS ' | sed 's/^/    /'
+			echo "$bad" | sed 's/^/    /'
+			echo "--- $node console tail:"
+			tail -n 40 "$state/$node.console.log" | sed 's/^/    /'
+			rc=1
+		fi
+	done
+	return $rc
+}
+
+# bench_host: a markdown paragraph on where the numbers come from.
+bench_host()
+{
+	local state=$1 node=$2 commit
+
+	commit=$(git rev-parse --short HEAD)
+	[ -z "$(git status --porcelain -- . ':!bench/results' | head -n 1)" ] ||
+		commit="$commit + uncommitted changes"
+	echo "Host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
+		"$(nproc) CPUs, $(qemu-system-x86_64 --version | head -n 1)," \
+		"libvirt domain type $(sed -n "s/.*<domain type='\([a-z]*\)'.*/\1/p" "$state/$node.xml")" \
+		"(TCG).  Tree $commit."
+}

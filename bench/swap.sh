@@ -1,0 +1,172 @@
+#!/bin/bash
+# bench/swap.sh - one client's swapping workload, side by side: all in RAM
+# (a larger VM), swap to its virtio disk throttled like a cloud SSD volume,
+# the same disk unthrottled (the host's page cache), and RAMster's
+# frontend in modes writethrough (window 32 and window 0) and none.
+# Writes bench/results/swap.md.
+#
+# usage: bench/swap.sh        (make bench-swap builds first, then runs it)
+#
+# The workload is "swapcheck timed MIB ROUNDS" in a 256 MiB client: random
+# reads and writes over MIB, every page checked on every read, then every
+# page once more.  Each run boots, in bench/clusters/, swap-ram.cluster
+# (ram), swap.cluster (throttled disk: disk and the RAMster modes, one
+# after another) and swap-disk.cluster (unthrottled: disk) with job bench-swap
+# (guest/jobs/); the table quotes the median over the runs.  Fails
+# (non-zero) if any page came back wrong, a guest's kernel complained, or
+# a job did not finish.
+# Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
+# (1), BENCH_RUNS (1), BENCH_CONFIGS (disk+wt+wt0+none), BENCH_TIMEOUT
+# (s per boot, 3600), BENCH_OUT (bench/results/swap.md).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+. tests/lib/libvirt.sh
+. tests/lib/guest.sh
+. bench/lib.sh
+bench_name=swap.sh
+fast_kernel
+
+mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-1}
+configs=${BENCH_CONFIGS:-disk+wt+wt0+none}
+timeout=${BENCH_TIMEOUT:-3600}
+out=${BENCH_OUT:-$top/bench/results/swap.md}
+swapc=$top/bench/clusters/swap.cluster
+ramc=$top/bench/clusters/swap-ram.cluster
+diskc=$top/bench/clusters/swap-disk.cluster
+state=/var/lib/ramster/bench/$(cluster_name "$swapc")
+client=c2
+raw=$state/raw.txt
+
+bench_need "$initrd" lib/modules/ramster/r2net.ko \
+	lib/modules/ramster/ramster_backend.ko \
+	lib/modules/ramster/ramster_frontend.ko usr/bin/swapcheck \
+	jobs/bench-swap.sh
+iops=$(awk '$1 == "disk_iops" { print $3; exit }' "$swapc")
+mbps=$(awk '$1 == "disk_mbps" { print $3; exit }' "$swapc")
+[ -n "$iops" ] && [ -n "$mbps" ] ||
+	bench_die "$swapc gives its client no disk_iops and disk_mbps"
+clock=$(bench_clock)
+
+libvirt_up || bench_die "libvirtd would not start"
+trap 'libvirt_down' EXIT
+trap 'echo "bench/swap.sh: interrupted"; exit 130' INT TERM
+
+show() {
+	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - bench_start))
+
+	case $l in
+	"BENCH config="*)
+		echo "$l" | awk -v s=$s '{ for (i = 2; i <= NF; i++) {
+				split($i, kv, "="); v[kv[1]] = kv[2] }
+			printf "[%4d s] %-9s %6.1f s  swap-ins %6d  p50 %5d us  p99 %6d us\n",
+				s, v["config"], v["total_ms"] / 1000, v["swapins"],
+				v["p50_us"], v["p99_us"] }' ;;
+	"BENCH"*) ;;
+	*) printf '[%4d s] %s: %s\n' $s $client "$l" ;;
+	esac
+}
+
+# collect RUN BOOT: the boot's BENCH lines into $raw, the server's peaks
+# given to the RAMster configurations in order.
+collect() {
+	tr -d '\r' < "$state/$client.results.log" |
+		sed -n "s/^RAMSTER-RESULT BENCH \(config=.*\)/run=$1 boot=$2 \1/p" > "$state/c.txt"
+	cat "$state/m1.results.log" 2>/dev/null | tr -d '\r' |
+		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
+	awk 'NR == FNR { s[NR] = $0; next }
+		{ c = $3; sub("config=", "", c) }
+		c == "wt" || c == "wt0" || c == "none" { $0 = $0 " " s[++n] }
+		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
+	tr -d '\r' < "$state/$client.results.log" |
+		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
+}
+
+mkdir -p "$state" "$(dirname "$out")"
+: > "$raw"
+for run in $(seq 1 "$runs"); do
+	echo "bench: run $run of $runs: all in RAM, $mib MiB"
+	bench_boot "$ramc" "$state" $client "$timeout" -i "$initrd" -j bench-swap \
+		-a "ramster.bench=ram,$mib,$rounds" -a "$clock"
+	collect "$run" ram
+	echo "bench: run $run of $runs: disk throttled to $iops IOPS and $mbps MiB/s; $configs"
+	bench_boot "$swapc" "$state" $client "$timeout" -i "$initrd" -j bench-swap \
+		-a "ramster.bench=$configs,$mib,$rounds" -a "$clock"
+	collect "$run" throttled
+	echo "bench: run $run of $runs: disk unthrottled"
+	bench_boot "$diskc" "$state" $client "$timeout" -i "$initrd" \
+		-j bench-swap -a "ramster.bench=disk,$mib,$rounds" -a "$clock"
+	collect "$run" raw
+done
+
+info=$(cat "$state/info.txt")
+{
+	echo "# Swap: RAMster beside disk swap and all in RAM"
+	echo
+	echo "Written by bench/swap.sh on $(date -u +%F).  $(bench_host "$state" $client)"
+	echo "Guest: $info (fast kernel, kernel/fast.config), 1 vCPU each."
+	echo
+	echo "Workload: \`swapcheck timed $mib $rounds\` in a client of 256 MiB: fill $mib MiB"
+	echo "(each page checkable, LZO takes it to about half), $rounds round(s) of random"
+	echo "reads and writes over a quarter of the pages, every page read checked, then"
+	echo "every page checked once more.  ram is the same in a 1536 MiB VM.  The disk is"
+	echo "virtio, raw, cache=writeback, throttled by libvirt <iotune> to $iops IOPS and"
+	echo "$mbps MiB/s (a cloud SSD volume's baseline), except for disk-raw.  RAMster: one"
+	echo "memory server (1024 MiB) over virtio-net; wt = writethrough (pages also on the"
+	echo "disk), window 32 stores in flight; wt0 = window 0 (each store waits for the"
+	echo "server); none = the server has the only copy.  Median of $runs run(s)."
+	echo
+	echo "| config | wall s | / ram | random phase s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | server pages | compression | server MiB |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk '
+	function med(c, k,   n, i, j, t, a) {
+		n = 0
+		for (i = 1; i <= nrun[c]; i++) a[++n] = v[c, i, k] + 0
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		c = f["config"]
+		if (c == "disk" && f["boot"] == "raw") c = "disk-raw"
+		if (!(c in nrun)) order[++nc] = c
+		r = ++nrun[c]
+		for (k in f) v[c, r, k] = f[k]
+		rem = c == "wt" || c == "wt0" || c == "none"
+		s = f["total_ms"] / 1000
+		v[c, r, "stored"] = (rem ? f["remote_puts"] : f["disk_out"]) / s
+		v[c, r, "loaded"] = (rem ? f["fs_loads"] + f["disk_in"] : f["disk_in"]) / s
+		split("", f)
+	}
+	END {
+		base = med("ram", "total_ms")
+		for (i = 1; i <= nc; i++) {
+			c = order[i]
+			rem = c == "wt" || c == "wt0" || c == "none"
+			pk = med(c, "peak_pages"); cb = med(c, "peak_compressed_bytes")
+			printf "| %s | %.1f | %.2f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s |\n",
+				c, med(c, "total_ms") / 1000,
+				base ? med(c, "total_ms") / base : 0,
+				med(c, "random_ms") / 1000, med(c, "swapins"),
+				med(c, "p50_us"), med(c, "p99_us"),
+				med(c, "stored"), med(c, "loaded"),
+				rem ? pk : "-",
+				rem && cb ? sprintf("%.2f", pk * 4096 / cb) : "-",
+				rem ? sprintf("%.1f", med(c, "peak_frames") * 4 / 1024) : "-"
+		}
+	}' "$raw"
+	echo
+	echo "Swap-ins are the random phase's accesses to a page not in memory, timed"
+	echo "one by one.  Stored pages/s: pages the server took (RAMster) or pages"
+	echo "written to the disk (disk), over the wall time; loaded: pages swapped in."
+	echo "Server pages, compression (page bytes / compressed bytes) and server"
+	echo "MiB (page frames the store held) are the peaks the memory server saw."
+	echo
+	echo "Raw lines (one per configuration and run):"
+	echo
+	echo '```'
+	cat "$raw"
+	echo '```'
+} > "$out"
+cat "$out"
