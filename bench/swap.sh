@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/swap.sh - one client's swapping workload, side by side: all in RAM
 # (a larger VM), swap to its virtio disk throttled like a cloud SSD volume,
-# the same disk unthrottled (the host's page cache), and RAMster's
-# frontend in modes writethrough (window 32 and window 0) and none.
+# the same disk unthrottled (the host's page cache), RAMster's frontend in
+# modes writethrough (window 32 and window 0) and none, zram, and zswap in
+# front of the throttled disk.
 # Writes bench/results/swap.md.
 #
 # usage: bench/swap.sh        (make bench-swap builds first, then runs it)
@@ -16,7 +17,7 @@
 # (non-zero) if any page came back wrong, a guest's kernel complained, or
 # a job did not finish.
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
-# (1), BENCH_RUNS (1), BENCH_CONFIGS (disk+wt+wt0+none), BENCH_TIMEOUT
+# (1), BENCH_RUNS (1), BENCH_CONFIGS (disk+wt+wt0+none+zram+zswap), BENCH_TIMEOUT
 # (s per boot, 3600), BENCH_OUT (bench/results/swap.md).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +29,7 @@ bench_name=swap.sh
 fast_kernel
 
 mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-1}
-configs=${BENCH_CONFIGS:-disk+wt+wt0+none}
+configs=${BENCH_CONFIGS:-disk+wt+wt0+none+zram+zswap}
 timeout=${BENCH_TIMEOUT:-3600}
 out=${BENCH_OUT:-$top/bench/results/swap.md}
 swapc=$top/bench/clusters/swap.cluster
@@ -74,7 +75,7 @@ collect() {
 		sed -n "s/^RAMSTER-RESULT BENCH \(config=.*\)/run=$1 boot=$2 \1/p" > "$state/c.txt"
 	cat "$state/m1.results.log" 2>/dev/null | tr -d '\r' |
 		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
-	awk 'NR == FNR { s[NR] = $0; next }
+	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
 		{ c = $3; sub("config=", "", c) }
 		c == "wt" || c == "wt0" || c == "none" { $0 = $0 " " s[++n] }
 		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
@@ -101,7 +102,7 @@ done
 
 info=$(cat "$state/info.txt")
 {
-	echo "# Swap: RAMster beside disk swap and all in RAM"
+	echo "# Swap: RAMster beside disk swap, zram, zswap and all in RAM"
 	echo
 	echo "Written by bench/swap.sh on $(date -u +%F).  $(bench_host "$state" $client)"
 	echo "Guest: $info (fast kernel, kernel/fast.config), 1 vCPU each."
@@ -114,14 +115,17 @@ info=$(cat "$state/info.txt")
 	echo "$mbps MiB/s (a cloud SSD volume's baseline), except for disk-raw.  RAMster: one"
 	echo "memory server (1024 MiB) over virtio-net; wt = writethrough (pages also on the"
 	echo "disk), window 32 stores in flight; wt0 = window 0 (each store waits for the"
-	echo "server); none = the server has the only copy.  Median of $runs run(s)."
+	echo "server); none = the server has the only copy.  zram: LZO, in the client's"
+	echo "RAM; zswap: LZO and zbud, 20% of RAM, in front of the throttled disk."
+	echo "Median of $runs run(s)."
 	echo
-	echo "| config | wall s | / ram | random phase s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | server pages | compression | server MiB |"
+	echo "| config | wall s | / ram | random phase s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | store peak pages | pages / frame | store MiB |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	awk '
 	function med(c, k,   n, i, j, t, a) {
 		n = 0
-		for (i = 1; i <= nrun[c]; i++) a[++n] = v[c, i, k] + 0
+		for (i = 1; i <= nrun[c]; i++)
+			if (!v[c, i, "oom"]) a[++n] = v[c, i, k] + 0
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -133,35 +137,42 @@ info=$(cat "$state/info.txt")
 		if (!(c in nrun)) order[++nc] = c
 		r = ++nrun[c]
 		for (k in f) v[c, r, k] = f[k]
-		rem = c == "wt" || c == "wt0" || c == "none"
+		if (f["oom"]) noom[c]++
 		s = f["total_ms"] / 1000
-		v[c, r, "stored"] = (rem ? f["remote_puts"] : f["disk_out"]) / s
-		v[c, r, "loaded"] = (rem ? f["fs_loads"] + f["disk_in"] : f["disk_in"]) / s
+		if (s > 0) {
+			v[c, r, "stored"] = (f["fs_stores"] ? f["fs_stores"] : f["disk_out"]) / s
+			v[c, r, "loaded"] = (f["fs_loads"] + f["disk_in"]) / s
+		}
 		split("", f)
 	}
 	END {
 		base = med("ram", "total_ms")
 		for (i = 1; i <= nc; i++) {
 			c = order[i]
-			rem = c == "wt" || c == "wt0" || c == "none"
-			pk = med(c, "peak_pages"); cb = med(c, "peak_compressed_bytes")
-			printf "| %s | %.1f | %.2f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s |\n",
-				c, med(c, "total_ms") / 1000,
+			if (noom[c] == nrun[c]) {
+				printf "| %s | out of room: the OOM killer ended the workload (%d of %d runs) |||||||||||\n",
+					c, noom[c], nrun[c]
+				continue
+			}
+			pk = med(c, "peak_pages"); fr = med(c, "peak_frames")
+			printf "| %s%s | %.1f | %.2f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s |\n",
+				c, noom[c] ? sprintf(" (OOM in %d of %d runs)", noom[c], nrun[c]) : "",
+				med(c, "total_ms") / 1000,
 				base ? med(c, "total_ms") / base : 0,
 				med(c, "random_ms") / 1000, med(c, "swapins"),
 				med(c, "p50_us"), med(c, "p99_us"),
 				med(c, "stored"), med(c, "loaded"),
-				rem ? pk : "-",
-				rem && cb ? sprintf("%.2f", pk * 4096 / cb) : "-",
-				rem ? sprintf("%.1f", med(c, "peak_frames") * 4 / 1024) : "-"
+				pk ? pk : "-", fr ? sprintf("%.2f", pk / fr) : "-",
+				fr ? sprintf("%.1f", fr * 4 / 1024) : "-"
 		}
 	}' "$raw"
 	echo
 	echo "Swap-ins are the random phase's accesses to a page not in memory, timed"
-	echo "one by one.  Stored pages/s: pages the server took (RAMster) or pages"
-	echo "written to the disk (disk), over the wall time; loaded: pages swapped in."
-	echo "Server pages, compression (page bytes / compressed bytes) and server"
-	echo "MiB (page frames the store held) are the peaks the memory server saw."
+	echo "one by one.  Stored pages/s: pages frontswap's backend took (RAMster,"
+	echo "zswap), else pages written to the swap device (disk, zram), over the wall"
+	echo "time; loaded: pages swapped in.  Store peak pages, pages per page frame"
+	echo "and store MiB (page frames held) are the peaks of the compressed store:"
+	echo "the memory server's for RAMster, the client's own for zram and zswap."
 	echo
 	echo "Raw lines (one per configuration and run):"
 	echo

@@ -7,10 +7,16 @@
 #   wt    ramster_frontend mode=writethrough (window 32)
 #   wt0   the same with window=0: every store waits for the server
 #   none  mode=none: the server holds the only copy
+#   zram  swap to /dev/zram0 (LZO, twice MIB big) in this guest's RAM
+#   zswap zswap (LZO, zbud, 20% of RAM) in front of /dev/vda; last,
+#         as zswap keeps the frontswap slot once it has it
 # For each, the client runs "swapcheck timed MIB ROUNDS" (every page
 # checked on every read) and reports "BENCH config=C name=value..." with
-# the phases' times, swap-in latencies, pages swapped out and in, and the
-# frontend's counters; then swapoff, and the frontend is unloaded.
+# the phases' times, swap-in latencies, pages swapped out and in, the
+# frontend's counters, and for zram and zswap the peaks of their store
+# in this guest; then swapoff, and the backend is undone.  When zram runs
+# out of room the OOM killer ends swapcheck: that is reported (oom=1);
+# any other failure fails the job.
 #
 # The memory server serves, and after each pool of the client is gone
 # (stored_pages back to 0) reports "BENCH server=N" with the most pages,
@@ -39,10 +45,13 @@ done
 configs=$(echo "$configs" | tr + ' ')
 for c in $configs; do
 	case $c in
-	ram|disk|wt|wt0|none) ;;
-	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 none)" ;;
+	ram|disk|wt|wt0|none|zram|zswap) ;;
+	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 none zram zswap)" ;;
 	esac
 done
+case "$configs " in
+*"zswap "?*) fail "ramster.bench: zswap must come last: it keeps the frontswap slot" ;;
+esac
 [ -w /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
 
 # watch_store: report the store's peak each time it empties again.
@@ -89,34 +98,94 @@ mem=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
 result "BENCH-INFO kernel=$(uname -r) clock=$cs cpus=$(nproc) mem_mib=$mem"
 ok "configurations: $configs; swapcheck timed $mib $rounds; $(avail_mib) MiB available"
 
-for cfg in $configs; do
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	case $cfg in
-	ram) ;;
-	*) swap_on ;;
-	esac
-	case $cfg in
+# peaks SAMPLER: in the background, the largest "pages bytes frames" the
+# sampler prints (a compressed store in this guest), into /run/peak.
+peaks() {
+	pp=0 pb=0 pf=0
+	while :; do
+		set -- $($1)
+		[ "${1:-0}" -gt $pp ] && pp=$1
+		[ "${2:-0}" -gt $pb ] && pb=$2
+		[ "${3:-0}" -gt $pf ] && pf=$3
+		echo "peak_pages=$pp peak_compressed_bytes=$pb peak_frames=$pf" > /run/peak.new
+		mv /run/peak.new /run/peak
+		sleep 1
+	done
+}
+zram_now() {
+	awk '{ printf "%d %d %d\n", $1 / 4096, $2, $3 / 4096 }' /sys/block/zram0/mm_stat
+}
+zswap_now() {
+	z=/sys/kernel/debug/zswap
+	echo "$(cat $z/stored_pages) 0 $(($(cat $z/pool_total_size) / 4096))"
+}
+
+# setup CFG: its swap device (set dev) and backend; teardown CFG undoes it.
+setup() {
+	dev=/dev/vda args= sampler=
+	case $1 in
+	ram) dev= ;;
 	wt) args="mode=writethrough" ;;
 	wt0) args="mode=writethrough window=0" ;;
 	none) args="mode=none" ;;
-	*) args= ;;
+	zram)
+		dev=/dev/zram0
+		echo lzo > /sys/block/zram0/comp_algorithm || fail "zram: no lzo"
+		echo "$((mib * 2))M" > /sys/block/zram0/disksize || fail "zram: disksize"
+		mkswap $dev >/dev/null && swapon $dev || fail "swapon $dev"
+		peaks zram_now &
+		sampler=$!
+		return ;;
 	esac
-	if [ -n "$args" ]; then
-		insmod $ko/ramster_frontend.ko target=$srv cleancache=0 $args ||
-			fail "insmod ramster_frontend target=$srv $args"
-		t=0
-		until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
-			t=$((t + 1))
-			[ $t -le 120 ] || fail "no pool on node $srv after 120 s"
-			sleep 1
-		done
+	[ -n "$dev" ] || return 0
+	swap_on
+	if [ "$1" = zswap ]; then
+		echo 1 > /sys/module/zswap/parameters/enabled ||
+			fail "zswap could not take the frontswap slot"
+		peaks zswap_now &
+		sampler=$!
 	fi
+	[ -n "$args" ] || return 0
+	insmod $ko/ramster_frontend.ko target=$srv cleancache=0 $args ||
+		fail "insmod ramster_frontend target=$srv $args"
+	t=0
+	until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
+		t=$((t + 1))
+		[ $t -le 120 ] || fail "no pool on node $srv after 120 s"
+		sleep 1
+	done
+}
+
+teardown() {
+	[ -n "$dev" ] || return 0
+	expect $fs/failed_loads -eq 0
+	swapoff $dev || fail "$1: swapoff $dev"
+	case $1 in
+	zram) echo 1 > /sys/block/zram0/reset ;;
+	zswap) echo 0 > /sys/module/zswap/parameters/enabled ;;
+	esac
+	[ -n "$args" ] || return 0
+	echo 1 > $fe/unregister
+	rmmod ramster_frontend || fail "rmmod ramster_frontend"
+}
+
+for cfg in $configs; do
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	rm -f /run/peak
+	setup $cfg
 	out=$(vmstat pswpout) in=$(vmstat pswpin) loads=$(cat $fs/loads)
 	stores=$(cat $fs/succ_stores)
-	swapcheck timed $mib $rounds > /run/sc.out 2>&1 ||
-		{ cat /run/sc.out; fail "$cfg: pages came back wrong"; }
-	line="config=$cfg $(sed -n 's/^timed: //p' /run/sc.out)"
+	oom=0 rc=0
+	swapcheck timed $mib $rounds > /run/sc.out 2>&1 || rc=$?
+	if [ $rc != 0 ]; then
+		# Only a store that ran out of room may end the workload.
+		[ $rc = 137 ] && dmesg | grep -q "Killed process [0-9]* (swapcheck)" ||
+			{ cat /run/sc.out; fail "$cfg: pages came back wrong (exit $rc)"; }
+		oom=1
+	fi
+	[ -z "$sampler" ] || { sleep 1; kill $sampler; wait $sampler 2>/dev/null || :; }
+	line="config=$cfg oom=$oom $(sed -n 's/^timed: //p' /run/sc.out)"
 	line="$line disk_out=$(($(vmstat pswpout) - out)) disk_in=$(($(vmstat pswpin) - in))"
 	line="$line fs_stores=$(($(cat $fs/succ_stores) - stores)) fs_loads=$(($(cat $fs/loads) - loads))"
 	for k in remote_puts remote_put_failures remote_get_hits window_hits \
@@ -124,17 +193,15 @@ for cfg in $configs; do
 		line="$line $k=$(c $k)"
 	done
 	line="$line $(awk '{ printf "%s_rtt_avg_us=%s ", $1, $5 }' $fe/rtt 2>/dev/null)"
+	[ -r /run/peak ] && line="$line $(cat /run/peak)"
+	[ $cfg = zswap ] && line="$line written_back=$(cat /sys/kernel/debug/zswap/written_back_pages)"
 	result "BENCH $line"
-	case $cfg in
-	ram) continue ;;
-	esac
-	[ -z "$args" ] || expect $fs/failed_loads -eq 0
-	swapoff /dev/vda || fail "$cfg: swapoff"
-	if [ -n "$args" ]; then
-		echo 1 > $fe/unregister
-		rmmod ramster_frontend || fail "rmmod ramster_frontend"
+	teardown $cfg
+	if [ $oom = 1 ]; then
+		ok "$cfg: ran out of memory: the OOM killer ended swapcheck"
+	else
+		ok "$cfg: $(head -n 1 /run/sc.out)"
 	fi
-	ok "$cfg: $(cat /run/sc.out | head -n 1)"
 done
 case " $configs " in
 *" wt "*|*" wt0 "*|*" none "*) ramsterctl unconfigure || fail "ramsterctl unconfigure" ;;
