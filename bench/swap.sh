@@ -81,10 +81,13 @@ collect() {
 		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
+	tr -d '\r' < "$state/$client.results.log" |
+		sed -n "s/^RAMSTER-RESULT BENCH probe=r2net /run=$1 /p" >> "$state/probe.txt"
 }
 
 mkdir -p "$state" "$(dirname "$out")"
 : > "$raw"
+: > "$state/probe.txt"
 for run in $(seq 1 "$runs"); do
 	echo "bench: run $run of $runs: all in RAM, $mib MiB"
 	bench_boot "$ramc" "$state" $client "$timeout" -i "$initrd" -j bench-swap \
@@ -173,6 +176,31 @@ info=$(cat "$state/info.txt")
 	echo "time; loaded: pages swapped in.  Store peak pages, pages per page frame"
 	echo "and store MiB (page frames held) are the peaks of the compressed store:"
 	echo "the memory server's for RAMster, the client's own for zram and zswap."
+	echo
+	echo "Where a get's time goes (medians): the frontend's average get round"
+	echo "trip, beside r2net's echo to the same server of nothing and of a page"
+	echo "(r2echo.ko, 1000 each, after the RAMster configurations):"
+	echo
+	awk 'FILENAME == ARGV[1] {
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); p[kv[1], ++np[kv[1]]] = kv[2] }
+			next
+		}
+		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+		f["get_rtt_avg_us"] != "" { g[f["config"], ++ng[f["config"]]] = f["get_rtt_avg_us"] }
+		{ split("", f) }
+		function med(a, n, k,   i, j, t, x) {
+			for (i = 1; i <= n; i++) x[i] = a[k, i] + 0
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+		}
+		END {
+			for (c in ng) printf "- get round trip, %s: %d us\n", c, med(g, ng[c], c)
+			printf "- r2net echo of nothing: %d us p50\n", med(p, np["echo0_p50_us"], "echo0_p50_us")
+			printf "- r2net echo of a page: %d us p50, %d us p99\n",
+				med(p, np["echo_page_p50_us"], "echo_page_p50_us"),
+				med(p, np["echo_page_p99_us"], "echo_page_p99_us")
+		}' "$state/probe.txt" "$raw" | sort
 	echo
 	echo "Raw lines (one per configuration and run):"
 	echo

@@ -18,6 +18,9 @@
 # out of room the OOM killer ends swapcheck: that is reported (oom=1);
 # any other failure fails the job.
 #
+# After them, r2net's echo of nothing and of a page to the server, the
+# network's share of a get ("BENCH probe=r2net").
+#
 # The memory server serves, and after each pool of the client is gone
 # (stored_pages back to 0) reports "BENCH server=N" with the most pages,
 # compressed bytes and page frames it held meanwhile.
@@ -203,6 +206,14 @@ for cfg in $configs; do
 		ok "$cfg: $(head -n 1 /run/sc.out)"
 	fi
 done
+# Where a get's time goes: the same path with no tmem work, r2net's echo
+# of nothing and of a page to the memory server and back (r2echo.ko).
 case " $configs " in
-*" wt "*|*" wt0 "*|*" none "*) ramsterctl unconfigure || fail "ramsterctl unconfigure" ;;
+*" wt "*|*" wt0 "*|*" none "*)
+	echo_ok sync "$srv" 0 1000
+	e0=$(val lat_p50_us)
+	echo_ok page "$srv" 1000
+	result "BENCH probe=r2net echo0_p50_us=$e0 echo_page_p50_us=$(val lat_p50_us)" \
+		"echo_page_p99_us=$(val lat_p99_us)"
+	ramsterctl unconfigure || fail "ramsterctl unconfigure" ;;
 esac
