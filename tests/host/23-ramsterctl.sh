@@ -1,9 +1,15 @@
 #!/bin/bash
 # ramsterctl against a plain directory standing in for r2net's configfs
 # (-r): configure writes every node's ipv4_port, ipv4_address and num and
-# only this node's local; status lists every node with its state and
-# counters from an emulated r2net debugfs (-d; '-' for a node without a
-# file, or a file it cannot read), -v all counters; configure refuses a
+# only this node's local; status lists every node with its role (from
+# the conf; '-' without one), state and counters from an emulated r2net
+# debugfs (-d, or r2net under -D; '-' for a node without a file, or a
+# file it cannot read), -v all counters; then, from emulated
+# ramster_backend and ramster_frontend debugfs trees (-D) and module
+# parameters (-M), a memory server's store and its clients named from the
+# conf, a client's target, swap pools, counters and round trips, or
+# "(not loaded)"; counter files missing, unreadable or garbled show '-'
+# or '?' (also under ASan/UBSan); configure refuses a
 # second time, a bad conf (2), an unknown node (2) and a missing root (1);
 # a failure midway (a mkdir, or a write) leaves nothing behind; unconfigure
 # removes it all.  The cluster timeouts from ramster.conf are written only
@@ -70,10 +76,14 @@ for a in idle_timeout_ms keepalive_delay_ms reconnect_delay_ms; do
 	[ -e "$r/ramster/$a" ] && bad "$a written, but the conf gives none"
 done
 
-# status, with r2net's debugfs emulated in $d: ms0 (0) has every counter,
-# client1 is local (r2net shows no file for it), client2 (2) has no file.
-d=$tmp/debugfs
-mkdir -p "$d/nodes"
+# status, with debugfs emulated in $D (r2net's in $d = $D/r2net, found
+# from -D) and /sys/module in $M: ms0 (0) has every counter, client1 is
+# local (r2net shows no file for it), client2 (2) has no file; no tmem
+# module is loaded.
+D=$tmp/debugfs
+d=$D/r2net
+M=$tmp/module
+mkdir -p "$d/nodes" "$M"
 i=0
 {
 	echo "state up"
@@ -96,47 +106,231 @@ printf 'pending 1\naccepted 7\nrefused_unknown_address 2\nrefused_too_many_pendi
 rej=0
 for i in $(seq 14 27); do rej=$((rej + i * 1001)); done
 errs=$((10 * 1001 + 11 * 1001))
-run "$rc" -r "$r" -d "$d" status
+st_run()	# ARGS...: status with the default conf and fixture trees
+{
+	run "$rc" -c $conf -r "$r" -D "$D" -M "$M" "$@" status
+}
+st_run
 [ $st = 0 ] || bad "status: exit $st: $out"
 for o in ms0 client1 client2; do
 	echo "$out" | grep -q "^$o " || bad "status does not list $o: $out"
 done
 echo "$out" | grep -q "^cluster ramster " || bad "status has no cluster line: $out"
-# NODE NUM ADDRESS LOCAL STATE MSGS_TX/RX BYTES_TX/RX IN_FLIGHT RTT_AVG_US
-# REJECTED ERRORS
-echo "$out" | grep -Eq "^ms0 +0 +10\.77\.0\.10:7777 +up +3003/4004 +5005/6006 +9009 +29029 +$rej +$errs\$" ||
-	bad "status line of ms0 (up, not local; rejected $rej, errors $errs): $out"
-echo "$out" | grep -Eq '^client1 +1 +10\.77\.0\.11:7777 +local +- +- +- +- +- +- +-$' ||
-	bad "status line of client1 (local, no counters): $out"
-echo "$out" | grep -Eq '^client2 +2 +10\.77\.0\.12:7777 +- +- +- +- +- +- +-$' ||
-	bad "status line of client2 (no debugfs file): $out"
+# NODE NUM ROLE ADDRESS LOCAL STATE MSGS_TX/RX BYTES_TX/RX IN_FLIGHT
+# RTT_AVG_US REJECTED ERRORS
+echo "$out" | grep -Eq "^NODE +NUM +ROLE +ADDRESS +LOCAL +STATE " ||
+	bad "status header: $out"
+echo "$out" | grep -Eq "^ms0 +0 +memory-server +10\.77\.0\.10:7777 +up +3003/4004 +5005/6006 +9009 +29029 +$rej +$errs\$" ||
+	bad "status line of ms0 (memory-server, up, not local; rejected $rej, errors $errs): $out"
+echo "$out" | grep -Eq '^client1 +1 +client +10\.77\.0\.11:7777 +local +- +- +- +- +- +- +-$' ||
+	bad "status line of client1 (client, local, no counters): $out"
+echo "$out" | grep -Eq '^client2 +2 +client +10\.77\.0\.12:7777 +- +- +- +- +- +- +-$' ||
+	bad "status line of client2 (client, no debugfs file): $out"
 echo "$out" | grep -qx "listener  pending 1  accepted 7  refused_unknown_address 2  refused_too_many_pending 3" ||
 	bad "status listener line: $out"
-echo "$out" | grep -q "^  " && bad "status without -v shows counters: $out"
+echo "$out" | grep -qx "ramster_backend  (not loaded)" ||
+	bad "status without ramster_backend does not say (not loaded): $out"
+echo "$out" | grep -qx "ramster_frontend  (not loaded)" ||
+	bad "status without ramster_frontend does not say (not loaded): $out"
+echo "$out" | grep -q "^  " && bad "status without -v and tmem shows counters: $out"
 # -v: every counter of ms0, in the file's order, under its name; none else
-run "$rc" -r "$r" -d "$d" -v status
+st_run -v
 [ $st = 0 ] || bad "status -v: exit $st: $out"
 [ "$(echo "$out" | sed -n '/^node ms0 (num 0):$/,/^[^ ]/p' | grep '^  ' |
      awk '{ print $1, $2 }')" = "$(cat "$d/nodes/0")" ] ||
 	bad "status -v does not show every counter of ms0: $out"
 echo "$out" | grep -q "^node client" && bad "status -v shows counters for a node without any: $out"
+echo "$out" | grep -q "^ramster_.*:$" && bad "status -v shows a module that is not loaded: $out"
+# without a conf: no roles, a note, and status still works; -d given
+run "$rc" -c "$tmp/none.conf" -r "$r" -d "$d" -D "$tmp/none" status
+[ $st = 0 ] || bad "status without a conf: exit $st: $out"
+echo "$out" | grep -q "none.conf: cannot open.*roles not shown" ||
+	bad "status without a conf does not say so: $out"
+echo "$out" | grep -Eq "^ms0 +0 +- +10\.77\.0\.10:7777 +up " ||
+	bad "status line of ms0 without a conf (role -): $out"
 # a file r2net does not write like this, partial counters, no debugfs
 printf 'garbage\n\001\002\nstate\nmsgs_tx x y z\n' >"$d/nodes/2"
 printf 'state connecting\nmsgs_rx 5\nbytes_tx 9\nrejected_bad_key 1\nrejected_x nan\nsend_errors 4\n' >"$d/nodes/0"
 rm "$d/listener"
-run "$rc" -r "$r" -d "$d" status
+run "$rc" -c $conf -r "$r" -d "$d" -D "$tmp/none" status
 [ $st = 0 ] || bad "status with odd debugfs files: exit $st: $out"
-echo "$out" | grep -Eq '^client2 +2 +10\.77\.0\.12:7777 +- +- +- +- +- +- +-$' ||
+echo "$out" | grep -Eq '^client2 +2 +client +10\.77\.0\.12:7777 +- +- +- +- +- +- +-$' ||
 	bad "status line of client2 (a garbage file): $out"
-echo "$out" | grep -Eq '^ms0 +0 +10\.77\.0\.10:7777 +connecting +-/5 +9/- +- +- +1 +4$' ||
+echo "$out" | grep -Eq '^ms0 +0 +memory-server +10\.77\.0\.10:7777 +connecting +-/5 +9/- +- +- +1 +4$' ||
 	bad "status line of ms0 (some counters): $out"
 echo "$out" | grep -q "^listener" && bad "a listener line without the file: $out"
-run "$rc" -r "$r" -d "$tmp/none" -v status
+run "$rc" -c $conf -r "$r" -D "$tmp/none" -v status
 [ $st = 0 ] || bad "status without debugfs: exit $st: $out"
 [ "$(echo "$out" | grep -Ec ' +- +- +- +- +- +- +-$')" = 3 ] ||
 	bad "status without debugfs does not show '-' for all: $out"
-run "$rc" -d "$d" -r "$r" -c $conf -n client1 configure
-[ $st = 2 ] || bad "-d with configure: exit $st, want 2"
+for o in -d -D -M; do
+	run "$rc" $o "$D" -r "$r" -c $conf -n client1 configure
+	[ $st = 2 ] || bad "$o with configure: exit $st, want 2"
+done
+run "$rc" -n client1 -r "$r" status
+[ $st = 2 ] || bad "-n with status: exit $st, want 2"
+
+# What this node does with tmem.  A memory server: ramster_backend's
+# counters (one number a file) and its clients file, in $D/ramster_backend.
+b=$D/ramster_backend
+mkdir "$b"
+counters()	# DIR NAME=VALUE...
+{
+	local dir=$1 kv
+	shift
+	for kv; do echo "${kv#*=}" >"$dir/${kv%%=*}"; done
+}
+counters "$b" stored_pages=196608 same_filled_pages=100 huge_pages=0 \
+	compressed_bytes=805306368 pool_pages=65536 pool_total_size=268435456 \
+	eph_pages=8 pers_pages=196600 objects=12289 pools=3 puts=200000 \
+	evictions=5 clients_pending=0
+printf '1 eph_pages 8 pers_pages 196600 pools 1\n2 eph_pages 0 pers_pages 0 pools 2\n9 eph_pages 1 pers_pages 2 pools 3\n' \
+	>"$b/clients"
+printf 'requests_put 200000\nerrors_eperm 0\n' >"$b/server"
+mib=$(awk -v p=65536 -v s="$(getconf PAGESIZE)" 'BEGIN { printf "%.1f", p * s / 1048576 }')
+st_run
+[ $st = 0 ] || bad "status of a memory server: exit $st: $out"
+echo "$out" | grep -qx "ramster_backend  memory server: the pages this node holds" ||
+	bad "status of a memory server has no ramster_backend section: $out"
+echo "$out" | grep -qx "  stored_pages 196608  pers_pages 196600  eph_pages 8  evictions 5" ||
+	bad "the store's pages: $out"
+echo "$out" | grep -qx "  compressed_bytes 805306368  pool_pages 65536 ($mib MiB)  pages_per_frame 3.00" ||
+	bad "the store's frames ($mib MiB, 3.00 pages a frame): $out"
+echo "$out" | grep -Eq '^  CLIENT +NUM +EPH_PAGES +PERS_PAGES +POOLS$' ||
+	bad "no header of the clients: $out"
+# named from the conf; one the conf and r2net do not know is '-'
+echo "$out" | grep -Eq '^  client1 +1 +8 +196600 +1$' || bad "the line of client1: $out"
+echo "$out" | grep -Eq '^  client2 +2 +0 +0 +2$' || bad "the line of client2: $out"
+echo "$out" | grep -Eq '^  - +9 +1 +2 +3$' || bad "the line of node 9: $out"
+echo "$out" | grep -qx "ramster_frontend  (not loaded)" ||
+	bad "a memory server without ramster_frontend: $out"
+# -v: every file of one number, sorted; not clients or server
+st_run -v
+[ "$(echo "$out" | sed -n '/^ramster_backend:$/,/^[^ ]/p' | grep '^  ' |
+     awk '{ print $1, $2 }')" = "$(cd "$b" && grep -H . * | grep -v '^clients:\|^server:' |
+     sort | tr ':' ' ')" ] || bad "status -v does not show every counter of ramster_backend: $out"
+# the conf's names first: a conf with a node 9 that r2net does not have
+sed 's/node_count = 3/node_count = 4/' $conf >"$tmp/four.conf"
+printf 'node:\n\tname = client9\n\tnumber = 9\n\tip_address = 10.77.0.19\n\tcluster = ramster\n\trole = client\n' \
+	>>"$tmp/four.conf"
+run "$rc" -c "$tmp/four.conf" -r "$r" -D "$D" -M "$M" status
+echo "$out" | grep -Eq '^  client9 +9 +1 +2 +3$' ||
+	bad "node 9 is not named from the conf: $out"
+echo "$out" | grep -Eq '^  client1 +1 +8 +196600 +1$' ||
+	bad "client1 with a conf of four nodes: $out"
+# else r2net's: without a conf, client1 is still named
+run "$rc" -c "$tmp/none.conf" -r "$r" -D "$D" -M "$M" status
+echo "$out" | grep -Eq '^  client1 +1 +8 +196600 +1$' ||
+	bad "without a conf the clients are not named from r2net: $out"
+
+# A client: ramster_frontend's counters, swap_pools and rtt, and its
+# parameters in $M.  A memory server and client at once shows both.
+f=$D/ramster_frontend
+p=$M/ramster_frontend/parameters
+mkdir -p "$f" "$p"
+counters "$f" remote_puts=196608 remote_put_failures=0 remote_gets=50000 \
+	remote_get_hits=49990 remote_get_misses=10 remote_get_failures=0 \
+	remote_flushes=4 remote_in_flight=0 window_hits=7 window_lost=0 \
+	lost_loads=0 pools_created=1 cc_puts=300 cc_put_failures=1 \
+	cc_puts_dropped=2 cc_gets=40 cc_get_hits=30 cc_get_misses=10 \
+	cc_flushes=6 unregister=0 put_rtt_us_max=9000
+printf 'swap type 0 pool 3 node 0\nswap type 1 pool -1 node 0\n' >"$f/swap_pools"
+printf 'fs pool 0 server pool 4 private\n' >"$f/cleancache_pools"
+printf 'put samples 196608 avg_us 800 max_us 9000\nget samples 50000 avg_us 700 max_us 5000\n' >"$f/rtt"
+counters "$p" target=0 mode=writethrough replica=-1 frontswap=Y
+st_run
+[ $st = 0 ] || bad "status of a client: exit $st: $out"
+echo "$out" | grep -q "^ramster_backend  memory server" ||
+	bad "a memory server and client at once does not show the server: $out"
+rm -r "$b"
+st_run
+[ $st = 0 ] || bad "status of a client: exit $st: $out"
+echo "$out" | grep -qx "ramster_backend  (not loaded)" ||
+	bad "a client without ramster_backend: $out"
+echo "$out" | grep -qx "ramster_frontend  client: target 0 (ms0)  mode writethrough" ||
+	bad "the client's target: $out"
+echo "$out" | grep -qx "  swap_pools  swap type 0 pool 3 node 0" &&
+	echo "$out" | grep -qx "  swap_pools  swap type 1 pool -1 node 0" ||
+	bad "the client's swap pools: $out"
+echo "$out" | grep -qx "  remote_puts 196608  remote_put_failures 0  remote_gets 50000  remote_get_hits 49990  remote_get_misses 10" ||
+	bad "the client's puts and gets: $out"
+echo "$out" | grep -qx "  remote_flushes 4  window_hits 7  lost_loads 0" ||
+	bad "the client's flushes, window hits and lost loads: $out"
+echo "$out" | grep -qx "  cc_puts 300  cc_put_failures 1  cc_puts_dropped 2  cc_gets 40  cc_get_hits 30  cc_get_misses 10  cc_flushes 6" ||
+	bad "the client's cleancache counters: $out"
+echo "$out" | grep -qx "  rtt  put avg_us 800 max_us 9000  get avg_us 700 max_us 5000" ||
+	bad "the client's round trips: $out"
+st_run -v
+[ "$(echo "$out" | sed -n '/^ramster_frontend:$/,/^[^ ]/p' | grep '^  ' |
+     awk '{ print $1, $2 }')" = "$(cd "$f" && grep -H . * |
+     grep -v '^\(swap_pools\|cleancache_pools\|rtt\):' | sort | tr ':' ' ')" ] ||
+	bad "status -v does not show every counter of ramster_frontend: $out"
+# mode replicate names the replica too
+counters "$p" mode=replicate replica=2
+st_run
+echo "$out" | grep -qx "ramster_frontend  client: target 0 (ms0)  mode replicate  replica 2 (client2)" ||
+	bad "the client's target and replica: $out"
+
+# Counter files missing, unreadable (a directory), empty or garbled: '-'
+# or '?' and nothing else changes; without its cleancache counters, no
+# cleancache line.  Also under ASan and UBSan.
+rm "$f/remote_gets" "$f/swap_pools" "$f"/cc_* "$f/remote_put_failures"
+mkdir "$f/remote_put_failures"
+: >"$f/remote_flushes"
+printf '12abc\n' >"$f/remote_get_hits"
+printf '5\n6\n' >"$f/window_hits"
+printf '99999999999999999999999\n' >"$f/lost_loads"
+printf 'put samples x\nget samples 1 avg_us 2 max_us 3\n' >"$f/rtt"
+rm -r "$p"
+mkdir "$b"
+counters "$b" stored_pages=-12x pers_pages=1 eph_pages=' 2' compressed_bytes=0 \
+	pool_pages=0
+printf '\001\002\n1 eph_pages 1\n-1 eph_pages 1 pers_pages 1 pools 1\n3 eph_pages 1 pers_pages 2 pools 3 more\n' \
+	>"$b/clients"
+asan=
+if cc -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-o "$tmp/rc-asan" tools/ramsterctl/ramsterctl.c tools/ramsterctl/conf.c 2>/dev/null; then
+	asan=$tmp/rc-asan
+else
+	echo "note: no ASan/UBSan build; the garbled files run without it"
+fi
+for prog in "$rc" $asan; do
+	run "$prog" -c $conf -r "$r" -D "$D" -M "$M" -v status
+	[ $st = 0 ] || bad "$prog: status with garbled tmem files: exit $st: $out"
+	echo "$out" | grep -q "runtime error\|AddressSanitizer" &&
+		bad "$prog: a sanitizer complains: $out"
+	echo "$out" | grep -qx "ramster_frontend  client: target -  mode -" ||
+		bad "no parameters: $out"
+	echo "$out" | grep -qx "  swap_pools  -" || bad "no swap_pools: $out"
+	echo "$out" | grep -qx "  remote_puts 196608  remote_put_failures -  remote_gets -  remote_get_hits ?  remote_get_misses 10" ||
+		bad "puts and gets, some missing or garbled: $out"
+	echo "$out" | grep -qx "  remote_flushes ?  window_hits ?  lost_loads ?" ||
+		bad "flushes, window hits, lost loads garbled: $out"
+	echo "$out" | grep -q "^  cc_" && bad "a cleancache line without its counters: $out"
+	echo "$out" | grep -qx "  rtt  ?  get avg_us 2 max_us 3" || bad "a garbled rtt: $out"
+	echo "$out" | grep -qx "  stored_pages ?  pers_pages 1  eph_pages ?  evictions -" ||
+		bad "the store's pages, garbled: $out"
+	echo "$out" | grep -qx "  compressed_bytes 0  pool_pages 0 (0.0 MiB)  pages_per_frame ?" ||
+		bad "the store's frames, stored_pages garbled: $out"
+	[ "$(echo "$out" | grep -Ec '^  \? +\? +\? +\? +\?$')" = 4 ] ||
+		bad "the four garbled lines of clients: $out"
+done
+counters "$b" stored_pages=10 pool_pages=0
+st_run
+echo "$out" | grep -q "  pool_pages 0 (0.0 MiB)  pages_per_frame -$" ||
+	bad "pages_per_frame with no frames: $out"
+rm "$b/pool_pages"
+: >"$b/clients"
+rm "$f/rtt"
+st_run
+echo "$out" | grep -q "  pool_pages - (- MiB)  pages_per_frame -$" ||
+	bad "no pool_pages: $out"
+echo "$out" | grep -qx "  clients  none" || bad "an empty clients file: $out"
+echo "$out" | grep -qx "  rtt  -" || bad "no rtt file: $out"
+rm "$b/clients"
+st_run
+echo "$out" | grep -qx "  clients  -" || bad "no clients file: $out"
+rm -r "$D"
 
 # configure again refuses and changes nothing
 snap=$(cd "$r" && find . -type f -exec md5sum {} + | sort)

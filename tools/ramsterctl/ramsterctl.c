@@ -10,8 +10,11 @@
  * every node; then local = 1 for this node last).  If a step fails it
  * undoes what it created, newest first, so nothing is left half set up.
  *
- * status adds each node's connection state and counters from r2net's
- * debugfs files, and shows '-' for anything r2net does not show.
+ * status adds each node's role from the conf, its connection state and
+ * counters from r2net's debugfs files, and then what this node does with
+ * tmem: the store's counters and its clients (ramster_backend's debugfs),
+ * or its target and what it sent (ramster_frontend's).  It shows '-' for
+ * anything that is not there and '?' for what it cannot make sense of.
  *
  * ROOT need not be configfs (the host tests use a plain directory): there
  * the attribute files do not exist beforehand, so they are created on
@@ -19,6 +22,7 @@
  * need the debugfs DIR be debugfs.
  */
 #define _DEFAULT_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +40,8 @@
 #define DEFAULT_CONF	"/etc/ramster.conf"
 #define DEFAULT_ROOT	"/sys/kernel/config/r2net"
 #define DEFAULT_DEBUGFS	"/sys/kernel/debug/r2net"
+#define DEFAULT_DEBUGFS_MOUNT	"/sys/kernel/debug"
+#define DEFAULT_MODULES	"/sys/module"
 #define CONFIGFS_MAGIC	0x62656570
 
 #define EXIT_RUNTIME	1
@@ -49,7 +55,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ramsterctl [-c CONF] [-n NODE] [-r ROOT] configure\n"
 "       ramsterctl [-r ROOT] unconfigure\n"
-"       ramsterctl [-r ROOT] [-d DIR] [-v] status\n"
+"       ramsterctl [-c CONF] [-r ROOT] [-d DIR] [-D DIR] [-M DIR] [-v] status\n"
 "       ramsterctl --help\n"
 "\n"
 "Sets up the r2net cluster (r2net.ko's configfs node manager) from\n"
@@ -59,8 +65,14 @@ static void usage(FILE *f)
 "  -n NODE   this machine's node name (default: the hostname)\n"
 "  -r ROOT   r2net's configfs directory (default " DEFAULT_ROOT ")\n"
 "  -d DIR    r2net's debugfs directory, for status (default\n"
-"            " DEFAULT_DEBUGFS ")\n"
-"  -v        status: also every counter of every node\n"
+"            " DEFAULT_DEBUGFS ", or r2net under -D's DIR)\n"
+"  -D DIR    where debugfs is mounted, for status: the counters of\n"
+"            ramster_backend and ramster_frontend are in DIR/ramster_backend\n"
+"            and DIR/ramster_frontend (default " DEFAULT_DEBUGFS_MOUNT ")\n"
+"  -M DIR    where the modules' parameters are, for status (default\n"
+"            " DEFAULT_MODULES "; ramster_frontend's target, mode and replica\n"
+"            are in DIR/ramster_frontend/parameters)\n"
+"  -v        status: also every counter of every node and module\n"
 "\n"
 "configure    parse CONF; check that NODE is one of its nodes, that ROOT\n"
 "             exists (r2net.ko is loaded) and that no cluster is there yet;\n"
@@ -76,15 +88,32 @@ static void usage(FILE *f)
 "unconfigure  write 0 to local, rmdir every node and the cluster.\n"
 "status       print the cluster, its idle_timeout_ms, keepalive_delay_ms\n"
 "             and reconnect_delay_ms, then one line per node: name, num,\n"
-"             address:port, \"local\" for this node, and from r2net's\n"
-"             debugfs (DIR/nodes/NUM) its connection state (down,\n"
-"             connecting, handshake, up), messages and bytes sent/received,\n"
-"             requests in flight, the average round trip in us, the sum of\n"
-"             its rejected_* counters (bad frames received) and of its\n"
-"             errors (timeouts + send_errors); '-' where r2net shows\n"
-"             nothing (the local node, or debugfs not mounted).  Then the\n"
-"             listener's counters (DIR/listener), if r2net shows them, and\n"
-"             with -v every counter of every node.\n"
+"             role (from CONF; '-' if CONF cannot be read or does not\n"
+"             have the node), address:port, \"local\" for this node, and\n"
+"             from r2net's debugfs (DIR/nodes/NUM) its connection state\n"
+"             (down, connecting, handshake, up), messages and bytes\n"
+"             sent/received, requests in flight, the average round trip in\n"
+"             us, the sum of its rejected_* counters (bad frames received)\n"
+"             and of its errors (timeouts + send_errors); '-' where r2net\n"
+"             shows nothing (the local node, or debugfs not mounted).  Then\n"
+"             the listener's counters (DIR/listener), if r2net shows them.\n"
+"             Then what this node does with tmem, or \"(not loaded)\":\n"
+"             as a memory server (ramster_backend): the store's\n"
+"             stored_pages, pers_pages, eph_pages, evictions,\n"
+"             compressed_bytes, pool_pages (the page frames it holds, and\n"
+"             in MiB) and pages_per_frame (stored_pages / pool_pages), and\n"
+"             a line per client node with pages here (its name from CONF,\n"
+"             num, eph_pages, pers_pages, pools); as a client\n"
+"             (ramster_frontend): its target, mode and replica, its swap\n"
+"             pools, what it sent (remote_puts, remote_put_failures,\n"
+"             remote_gets, remote_get_hits, remote_get_misses,\n"
+"             remote_flushes, window_hits, lost_loads), cleancache's\n"
+"             cc_puts, cc_put_failures, cc_puts_dropped, cc_gets,\n"
+"             cc_get_hits, cc_get_misses, cc_flushes, and the average and\n"
+"             largest round trips of puts and gets.  A counter that cannot\n"
+"             be read shows '-', one that is not a number '?'.  With -v,\n"
+"             every counter of every node, then every counter file of the\n"
+"             two modules.\n"
 "\n"
 "Exit status: 0 done, 1 failed (nothing left half configured),\n"
 "2 bad usage or bad CONF (errors name FILE:LINE).\n");
@@ -717,6 +746,7 @@ static const char *stat_or_dash(const struct stats *st, const char *name)
 struct st_node {
 	char name[NAME_MAX + 1];
 	char num[16], addr[32], port[16], local[8];
+	const char *role;
 	long sort;
 	struct stats stats;
 };
@@ -725,11 +755,25 @@ struct st_list {
 	struct st_node *v;
 	size_t nr, cap;
 	const char *debugfs;
+	const struct rconf *conf;	/* NULL if it could not be read */
 };
+
+/* The conf's node named @name, or NULL. */
+static const struct rconf_node *conf_node(const struct rconf *c,
+					  const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; c && i < c->nr_nodes; i++)
+		if (!strcmp(c->nodes[i].name, name))
+			return &c->nodes[i];
+	return NULL;
+}
 
 static int st_collect(const char *dir, const char *name, void *arg)
 {
 	struct st_list *l = arg;
+	const struct rconf_node *cn;
 	struct st_node *n;
 	char path[PATH_MAX], *end;
 
@@ -756,6 +800,8 @@ static int st_collect(const char *dir, const char *name, void *arg)
 	ATTR(port, "ipv4_port");
 	ATTR(local, "local");
 #undef ATTR
+	cn = conf_node(l->conf, name);
+	n->role = cn ? rconf_role_name(cn->role) : "-";
 	n->sort = strtol(n->num, &end, 10);
 	if (end == n->num || *end || n->sort < 0)
 		n->sort = 1000;		/* no number yet: last */
@@ -787,16 +833,21 @@ static void st_print_node(const struct st_node *n)
 	stat_pair(st, "bytes_tx", "bytes_rx", bytes, sizeof(bytes));
 	stat_sum(st, NULL, "rejected_", rej, sizeof(rej));
 	stat_sum(st, errors, NULL, errs, sizeof(errs));
-	printf("%-20s %4s  %-21s  %-5s  %-10s  %-15s  %-21s  %9s  %10s  %8s  %6s\n",
-	       n->name, n->num, ap, strcmp(n->local, "1") ? "" : "local",
+	printf("%-20s %4s  %-13s  %-21s  %-5s  %-10s  %-15s  %-21s  %9s  %10s  %8s  %6s\n",
+	       n->name, n->num, n->role, ap,
+	       strcmp(n->local, "1") ? "" : "local",
 	       stat_or_dash(st, "state"), msgs, bytes,
 	       stat_or_dash(st, "in_flight"), stat_or_dash(st, "rtt_avg_us"),
 	       rej, errs);
 }
 
 struct st_args {
-	const char *debugfs;
+	const char *debugfs;		/* r2net's */
+	const char *mount;		/* where debugfs is mounted */
+	const char *modules;		/* /sys/module */
+	const struct rconf *conf;	/* NULL if it could not be read */
 	int verbose;
+	struct st_list kept;		/* the nodes of the first cluster */
 };
 
 /* The listener's counters on one line, when r2net shows them. */
@@ -821,12 +872,29 @@ static void st_print_listener(const char *debugfs)
 	free(ls);
 }
 
+/* With -v: every counter r2net shows for each node of @l. */
+static void st_print_node_stats(const struct st_list *l)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->nr; i++) {
+		const struct st_node *n = &l->v[i];
+
+		if (!n->stats.present)
+			continue;
+		printf("node %s (num %s):\n", n->name, n->num);
+		for (j = 0; j < n->stats.nr; j++)
+			printf("  %-28s %s\n", n->stats.v[j].name,
+			       n->stats.v[j].value);
+	}
+}
+
 static int st_cluster(const char *root, const char *name, void *arg)
 {
-	const struct st_args *a = arg;
+	struct st_args *a = arg;
 	char path[PATH_MAX], idle[32], ka[32], rc[32];
-	struct st_list l = { NULL, 0, 0, a->debugfs };
-	size_t i, j;
+	struct st_list l = { .debugfs = a->debugfs, .conf = a->conf };
+	size_t i;
 
 	if (mkpath(path, "%s/%s/idle_timeout_ms", root, name))
 		return -1;
@@ -845,48 +913,418 @@ static int st_cluster(const char *root, const char *name, void *arg)
 	}
 	if (l.nr)
 		qsort(l.v, l.nr, sizeof(*l.v), st_cmp);
-	printf("%-20s %4s  %-21s  %-5s  %-10s  %-15s  %-21s  %9s  %10s  %8s  %6s\n",
-	       "NODE", "NUM", "ADDRESS", "LOCAL", "STATE", "MSGS_TX/RX",
+	printf("%-20s %4s  %-13s  %-21s  %-5s  %-10s  %-15s  %-21s  %9s  %10s  %8s  %6s\n",
+	       "NODE", "NUM", "ROLE", "ADDRESS", "LOCAL", "STATE", "MSGS_TX/RX",
 	       "BYTES_TX/RX", "IN_FLIGHT", "RTT_AVG_US", "REJECTED", "ERRORS");
 	for (i = 0; i < l.nr; i++)
 		st_print_node(&l.v[i]);
-	st_print_listener(a->debugfs);	/* r2net has one cluster */
-	for (i = 0; a->verbose && i < l.nr; i++) {
-		const struct st_node *n = &l.v[i];
-
-		if (!n->stats.present)
-			continue;
-		printf("node %s (num %s):\n", n->name, n->num);
-		for (j = 0; j < n->stats.nr; j++)
-			printf("  %-28s %s\n", n->stats.v[j].name,
-			       n->stats.v[j].value);
+	st_print_listener(a->debugfs);
+	/*
+	 * r2net has one cluster: keep its nodes for the tmem sections and
+	 * show -v's counters after them.  Any other is shown here whole.
+	 */
+	if (!a->kept.v && l.v) {
+		a->kept = l;
+		return 0;
 	}
+	if (a->verbose)
+		st_print_node_stats(&l);
 	free(l.v);
 	return 0;
 }
 
-static int cmd_status(const char *root, const char *debugfs, int verbose)
+/*
+ * The tmem modules' debugfs files.  A counter is a file holding one
+ * decimal number and a newline.  '-': the file is not there or cannot be
+ * read; '?': it holds something else.
+ */
+#define TMEM_FILE_MAX	16384
+
+struct counter {
+	char text[24];		/* the number, "-" or "?" */
+	int ok;			/* text is a number, in v */
+	long long v;
+};
+
+/*
+ * Read up to @size - 1 bytes of @path into @buf, NUL-terminated, in as
+ * many reads as it takes.  Returns the length, or -1 if it cannot be read.
+ */
+static ssize_t read_file(const char *path, char *buf, size_t size)
 {
-	struct st_args a = { debugfs, verbose };
-	int n;
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	if (len < size - 1 && n < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* A number: an optional '-', 1..19 digits, an optional newline. */
+static int parse_number(const char *s, long long *v)
+{
+	const char *p = s + (*s == '-');
+	size_t digits = strspn(p, "0123456789");
+	char *end;
+
+	if (!digits || digits > 19 || (p[digits] && strcmp(p + digits, "\n")))
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno ? -1 : 0;
+}
+
+static void read_counter(const char *dir, const char *name, struct counter *c)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+
+	c->ok = 0;
+	snprintf(c->text, sizeof(c->text), "-");
+	if (mkpath(path, "%s/%s", dir, name))
+		return;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return;
+	if (parse_number(buf, &c->v)) {
+		snprintf(c->text, sizeof(c->text), "?");
+		return;
+	}
+	c->ok = 1;
+	snprintf(c->text, sizeof(c->text), "%lld", c->v);
+}
+
+/* "  NAME VALUE" for each of @names, on one line. */
+static void print_counters(const char *dir, const char *const *names)
+{
+	struct counter c;
+
+	for (; *names; names++) {
+		read_counter(dir, *names, &c);
+		printf("  %s %s", *names, c.text);
+	}
+	printf("\n");
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !mkpath(path, "%s/%s", dir, name) && !lstat(path, &st);
+}
+
+/* The name of node @num: from the conf, else from r2net's configfs. */
+static const char *node_name(const struct st_args *a, long long num)
+{
+	char s[24];
+	size_t i;
+
+	for (i = 0; a->conf && i < a->conf->nr_nodes; i++)
+		if (a->conf->nodes[i].number == num)
+			return a->conf->nodes[i].name;
+	snprintf(s, sizeof(s), "%lld", num);
+	for (i = 0; i < a->kept.nr; i++)
+		if (!strcmp(a->kept.v[i].num, s))
+			return a->kept.v[i].name;
+	return "-";
+}
+
+/* Replace what is not printable ASCII in @s by '?'. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (*s < ' ' || *s > '~')
+			*s = '?';
+}
+
+/* The clients file: "NODE eph_pages N pers_pages N pools N" a line. */
+static void st_backend_clients(const struct st_args *a, const char *dir)
+{
+	char path[PATH_MAX], *buf, *line, *save = NULL;
+	unsigned long long eph, pers;
+	unsigned int node, pools;
+	char rest;
+
+	buf = malloc(TMEM_FILE_MAX);
+	if (!buf || mkpath(path, "%s/clients", dir) ||
+	    read_file(path, buf, TMEM_FILE_MAX) < 0) {
+		printf("  clients  -\n");
+		free(buf);
+		return;
+	}
+	if (!buf[strspn(buf, "\n ")]) {
+		printf("  clients  none\n");
+		free(buf);
+		return;
+	}
+	printf("  %-20s %4s  %10s  %10s  %5s\n", "CLIENT", "NUM", "EPH_PAGES",
+	       "PERS_PAGES", "POOLS");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!isdigit((unsigned char)line[0]) || strchr(line, '-') ||
+		    sscanf(line, "%u eph_pages %llu pers_pages %llu pools %u %c",
+			   &node, &eph, &pers, &pools, &rest) != 4) {
+			printf("  %-20s %4s  %10s  %10s  %5s\n", "?", "?", "?",
+			       "?", "?");
+			continue;
+		}
+		printf("  %-20s %4u  %10llu  %10llu  %5u\n",
+		       node_name(a, node), node, eph, pers, pools);
+	}
+	free(buf);
+}
+
+/* A memory server: the store's totals and its clients. */
+static void st_backend(const struct st_args *a)
+{
+	static const char *const totals[] = {
+		"stored_pages", "pers_pages", "eph_pages", "evictions", NULL
+	};
+	struct counter stored, pool, comp;
+	char dir[PATH_MAX], mib[32], ppf[32];
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (mkpath(dir, "%s/ramster_backend", a->mount) || !is_dir(dir)) {
+		printf("ramster_backend  (not loaded)\n");
+		return;
+	}
+	printf("ramster_backend  memory server: the pages this node holds\n");
+	print_counters(dir, totals);
+	read_counter(dir, "stored_pages", &stored);
+	read_counter(dir, "pool_pages", &pool);
+	read_counter(dir, "compressed_bytes", &comp);
+	if (page <= 0)
+		page = 4096;
+	snprintf(mib, sizeof(mib), "%s", pool.text);
+	if (pool.ok && pool.v >= 0)
+		snprintf(mib, sizeof(mib), "%.1f",
+			 (double)pool.v * page / (1024 * 1024));
+	/* '?' if either is, '-' if one is missing or there is no frame */
+	if (stored.ok && pool.ok && pool.v > 0)
+		snprintf(ppf, sizeof(ppf), "%.2f",
+			 (double)stored.v / (double)pool.v);
+	else
+		snprintf(ppf, sizeof(ppf), "%s",
+			 !strcmp(stored.text, "?") || !strcmp(pool.text, "?") ?
+			 "?" : "-");
+	printf("  compressed_bytes %s  pool_pages %s (%s MiB)  pages_per_frame %s\n",
+	       comp.text, pool.text, mib, ppf);
+	st_backend_clients(a, dir);
+}
+
+/* "NUM (NAME)" for a node number read from a parameter, else as read. */
+static void param_node(const struct st_args *a, const char *v, char *out,
+		       size_t size)
+{
+	long long num;
+
+	if (!parse_number(v, &num) && num >= 0)
+		snprintf(out, size, "%s (%s)", v, node_name(a, num));
+	else
+		snprintf(out, size, "%s", v);
+}
+
+/* The rtt file: "OP samples N avg_us N max_us N" a line. */
+static void st_frontend_rtt(const char *dir)
+{
+	char path[PATH_MAX], buf[1024], *line, *save = NULL, op[16], rest;
+	unsigned long long samples, avg;
+	long long max;
+
+	if (mkpath(path, "%s/rtt", dir) ||
+	    read_file(path, buf, sizeof(buf)) < 0) {
+		printf("  rtt  -\n");
+		return;
+	}
+	printf("  rtt");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%15s samples %llu avg_us %llu max_us %lld %c",
+			   op, &samples, &avg, &max, &rest) != 4) {
+			printf("  ?");
+			continue;
+		}
+		sanitize(op);
+		printf("  %s avg_us %llu max_us %lld", op, avg, max);
+	}
+	printf("\n");
+}
+
+/* ramster_frontend's parameter @name, or "-". */
+static void read_param(const struct st_args *a, const char *name, char *buf,
+		       size_t size)
+{
+	char path[PATH_MAX];
+
+	snprintf(buf, size, "-");
+	if (!mkpath(path, "%s/ramster_frontend/parameters/%s", a->modules,
+		    name))
+		read_attr(path, buf, size);
+	sanitize(buf);
+}
+
+/* A client: its target, its swap pools and what it sent. */
+static void st_frontend(const struct st_args *a)
+{
+	static const char *const swap[] = {
+		"remote_puts", "remote_put_failures", "remote_gets",
+		"remote_get_hits", "remote_get_misses", NULL
+	};
+	static const char *const more[] = {
+		"remote_flushes", "window_hits", "lost_loads", NULL
+	};
+	static const char *const cc[] = {
+		"cc_puts", "cc_put_failures", "cc_puts_dropped", "cc_gets",
+		"cc_get_hits", "cc_get_misses", "cc_flushes", NULL
+	};
+	char dir[PATH_MAX], path[PATH_MAX], v[32], mode[32], target[96];
+	char *buf, *line, *save = NULL;
+	size_t i;
+
+	if (mkpath(dir, "%s/ramster_frontend", a->mount) || !is_dir(dir)) {
+		printf("ramster_frontend  (not loaded)\n");
+		return;
+	}
+	read_param(a, "target", v, sizeof(v));
+	param_node(a, v, target, sizeof(target));
+	read_param(a, "mode", mode, sizeof(mode));
+	printf("ramster_frontend  client: target %s  mode %s", target, mode);
+	if (!strcmp(mode, "replicate")) {
+		read_param(a, "replica", v, sizeof(v));
+		param_node(a, v, target, sizeof(target));
+		printf("  replica %s", target);
+	}
+	printf("\n");
+
+	buf = malloc(TMEM_FILE_MAX);
+	if (!buf || mkpath(path, "%s/swap_pools", dir) ||
+	    read_file(path, buf, TMEM_FILE_MAX) < 0) {
+		printf("  swap_pools  -\n");
+	} else if (!buf[strspn(buf, "\n ")]) {
+		printf("  swap_pools  none\n");
+	} else {
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			sanitize(line);
+			printf("  swap_pools  %s\n", line);
+		}
+	}
+	free(buf);
+	print_counters(dir, swap);
+	print_counters(dir, more);
+	for (i = 0; cc[i]; i++)
+		if (file_exists(dir, cc[i]))
+			break;
+	if (cc[i])
+		print_counters(dir, cc);
+	st_frontend_rtt(dir);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* With -v: every file of @module's debugfs that holds one number. */
+static void st_print_module_counters(const struct st_args *a,
+				     const char *module)
+{
+	char dir[PATH_MAX], **names = NULL, **more;
+	size_t nr = 0, cap = 0, i;
+	struct dirent *de;
+	struct counter c;
+	DIR *d;
+
+	if (mkpath(dir, "%s/%s", a->mount, module))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			more = realloc(names, cap * sizeof(*names));
+			if (!more)
+				break;
+			names = more;
+		}
+		names[nr] = strdup(de->d_name);
+		if (names[nr])
+			nr++;
+	}
+	closedir(d);
+	if (nr)
+		qsort(names, nr, sizeof(*names), name_cmp);
+	printf("%s:\n", module);
+	for (i = 0; i < nr; i++) {
+		read_counter(dir, names[i], &c);
+		if (c.ok) {
+			sanitize(names[i]);
+			printf("  %-28s %s\n", names[i], c.text);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int cmd_status(const char *conf_path, const char *root,
+		      const char *debugfs, const char *mount,
+		      const char *modules, int verbose)
+{
+	struct st_args a = {
+		.debugfs = debugfs, .mount = mount, .modules = modules,
+		.verbose = verbose,
+	};
+	struct rconf_err cerr;
+	struct rconf *c;
+	int n, ret = 0;
 
 	if (check_root(root))
 		return EXIT_RUNTIME;
+	c = rconf_load(conf_path, &cerr);
+	if (!c)
+		err("%s; roles not shown", cerr.text);
+	a.conf = c;
 	n = for_each_dir(root, st_cluster, &a);
-	if (n < 0)
-		return EXIT_RUNTIME;
-	if (n == 0) {
+	if (n < 0) {
+		ret = EXIT_RUNTIME;
+	} else if (n == 0) {
 		printf("no cluster configured in %s; run ramsterctl configure\n", root);
-		return EXIT_RUNTIME;
+		ret = EXIT_RUNTIME;
+	} else {
+		st_backend(&a);
+		st_frontend(&a);
+		if (verbose) {
+			st_print_node_stats(&a.kept);
+			st_print_module_counters(&a, "ramster_backend");
+			st_print_module_counters(&a, "ramster_frontend");
+		}
 	}
-	return 0;
+	free(a.kept.v);
+	rconf_free(c);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
 	const char *conf = DEFAULT_CONF, *node = NULL, *root = DEFAULT_ROOT;
-	const char *debugfs = DEFAULT_DEBUGFS, *cmd;
-	int i, opt, conf_given = 0, debugfs_given = 0, verbose = 0;
+	const char *debugfs = NULL, *mount = DEFAULT_DEBUGFS_MOUNT;
+	const char *modules = DEFAULT_MODULES, *cmd;
+	char r2net_dir[PATH_MAX];
+	int i, opt, conf_given = 0, status_only = 0, verbose = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
@@ -896,7 +1334,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	while ((opt = getopt(argc, argv, "c:d:n:r:v")) != -1) {
+	while ((opt = getopt(argc, argv, "c:d:D:M:n:r:v")) != -1) {
 		switch (opt) {
 		case 'c':
 			conf = optarg;
@@ -907,13 +1345,22 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			debugfs = optarg;
-			debugfs_given = 1;
+			status_only = 1;
+			break;
+		case 'D':
+			mount = optarg;
+			status_only = 1;
+			break;
+		case 'M':
+			modules = optarg;
+			status_only = 1;
 			break;
 		case 'r':
 			root = optarg;
 			break;
 		case 'v':
 			verbose = 1;
+			status_only = 1;
 			break;
 		default:
 			fprintf(stderr, "run 'ramsterctl --help' for usage\n");
@@ -926,19 +1373,33 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind];
-	if (strcmp(cmd, "status") && (debugfs_given || verbose)) {
-		err("-d and -v are for status only");
+	if (strcmp(cmd, "status") && status_only) {
+		err("-d, -D, -M and -v are for status only");
 		return EXIT_USAGE;
 	}
 	if (!strcmp(cmd, "configure"))
 		return cmd_configure(conf, node, root);
-	if (!strcmp(cmd, "unconfigure") || !strcmp(cmd, "status")) {
-		if (node || conf_given) {
-			err("-c and -n are for configure only");
+	if (!strcmp(cmd, "status")) {
+		if (node) {
+			err("-n is for configure only");
 			return EXIT_USAGE;
 		}
-		return cmd[0] == 'u' ? cmd_unconfigure(root) :
-				       cmd_status(root, debugfs, verbose);
+		if (!debugfs) {
+			/* r2net's debugfs is under the mount -D names */
+			if (mkpath(r2net_dir, "%s/r2net", mount)) {
+				err("-D %s: path too long", mount);
+				return EXIT_USAGE;
+			}
+			debugfs = r2net_dir;
+		}
+		return cmd_status(conf, root, debugfs, mount, modules, verbose);
+	}
+	if (!strcmp(cmd, "unconfigure")) {
+		if (node || conf_given) {
+			err("-c and -n are for configure and status only");
+			return EXIT_USAGE;
+		}
+		return cmd_unconfigure(root);
 	}
 	err("unknown command '%s': use configure, unconfigure or status", cmd);
 	return EXIT_USAGE;
