@@ -8,9 +8,13 @@
 # from it, with no failed or missing load.  swapoff destroys the pool; the module
 # then unregisters and unloads.
 #
-# The server loads ramster_backend.ko, waits until the client has let go
-# of r2net for good, unloads the backend and checks its "served:" line
-# and kmemleak.
+# Before swapoff, ramsterctl status must show the memory server up and
+# the pages sent (remote_puts).
+#
+# The server loads ramster_backend.ko; ramsterctl status must show each
+# client by name with persistent pages here while it swaps.  It then
+# waits until the clients have let go of r2net for good, unloads the
+# backend and checks its "served:" line and kmemleak.
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
@@ -20,8 +24,40 @@ fs=/sys/kernel/debug/frontswap
 
 r2net_up
 
+# status_clients: the clients ramsterctl status shows with persistent
+# pages here, as "NAME (node NUM) N", each on the line of its number in
+# the node table, named as there.
+status_clients() {
+	awk -v peers=" $(echo $peers) " '
+		/^NODE +NUM +ROLE / { nodes = 1; next }
+		nodes && $2 ~ /^[0-9]+$/ { if ($3 == "client") name[$2] = $1; next }
+		{ nodes = 0 }
+		/^  CLIENT +NUM +EPH_PAGES +PERS_PAGES +POOLS$/ { c = 1; next }
+		!/^  / { c = 0 }
+		c && index(peers, " " $2 " ") && $1 == name[$2] && $4 > 0 {
+			print $1 " (node " $2 ") " $4 }' /run/status.out
+}
+
 if [ "$RAMSTER_ROLE" = memory-server ]; then
-	serve_clients
+	serve_start
+	# Each client swaps for minutes: ramsterctl status shows its pages.
+	seen= t=0
+	while :; do
+		ramsterctl status > /run/status.out || fail "ramsterctl status"
+		grep -q "^ramster_backend  memory server" /run/status.out ||
+			{ cat /run/status.out; fail "ramsterctl status shows no ramster_backend section"; }
+		for l in $(status_clients | awk '{ print $1 }'); do
+			case " $seen " in *" $l "*) ;; *) seen="$seen $l" ;; esac
+		done
+		[ $(echo $seen | wc -w) -ge $(echo $peers | wc -w) ] && break
+		t=$((t + 2))
+		[ $t -le 600 ] || { cat /run/status.out
+			fail "ramsterctl status did not show every client ($(echo $peers)) with pages here in 600 s, only:$seen"; }
+		sleep 2
+	done
+	cat /run/status.out
+	ok "ramsterctl status showed each client with pages here: $(status_clients | tr '\n' ';')"
+	serve_finish
 	[ "$(served new_pool)" -ge 1 ] && [ "$(served put)" -ge 1000 ] &&
 		[ "$(served get_hits)" -ge 1000 ] &&
 		[ "$(served destroy_pool)" -ge 1 ] ||
@@ -82,6 +118,16 @@ for c in remote_puts remote_put_failures remote_gets remote_get_hits \
 	echo "$c $(cat $fe/$c)"
 done
 cat $fe/rtt
+# ramsterctl status: the memory server up, and what this node sent.
+ramsterctl status > /run/status.out || fail "ramsterctl status"
+cat /run/status.out
+grep -Eq "^[^ ]+ +$srv +memory-server +[0-9.]+:[0-9]+ +up " /run/status.out ||
+	fail "ramsterctl status does not show memory server node $srv up"
+grep -q "^ramster_frontend  client: target $srv (" /run/status.out ||
+	fail "ramsterctl status does not show target $srv"
+grep -Eq "^  remote_puts [1-9][0-9]* " /run/status.out ||
+	fail "ramsterctl status does not show the pages sent (remote_puts)"
+ok "ramsterctl status shows node $srv up and $(grep -o 'remote_puts [0-9]*' /run/status.out)"
 # Most pages went to the server and came back from it.
 puts=$(cat $fe/remote_puts)
 back=$(( $(cat $fe/remote_get_hits) + $(cat $fe/window_hits) ))
