@@ -46,11 +46,11 @@ for _ in $(seq 600); do
 	sleep 1
 done
 for node in $(awk '/^node:/ { n = 1; next } n && $1 == "name" { print $3 }' "$file"); do
-	"$tool" -c "$file" results "$node" | grep -v ' DEMO ' | sed "s/^RAMSTER-RESULT /$node: /"
+	"$tool" -c "$file" results "$node" | grep -v ' DEMO \| STATUS ' | sed "s/^RAMSTER-RESULT /$node: /"
 done
 sleep 2
 c=$(tr -d '\r' < "$log" | grep 'RAMSTER-RESULT DEMO client' | tail -n 1 | cut -d' ' -f2-)
-s=$(tr -d '\r' < "$state/$server.results.log" | grep 'RAMSTER-RESULT DEMO server' |
+s=$(tr -d '\r' < "$state/$server.results.log" | grep 'RAMSTER-RESULT STATUS ' |
 	tail -n 1 | cut -d' ' -f2-)
 if [ -z "$c" ] || ! grep -q 'RAMSTER-RESULT JOB .* PASS' "$log"; then
 	echo "demo: $client did not finish its workload; see '$tool -c $file console $client'" >&2
@@ -84,7 +84,9 @@ echo
 "$tool" -c "$file" -u "$uri" status
 cat <<EOT
 
-The cluster is running.  A node's console log and results:
+The cluster is running.  Each node's latest counters, live:
+  watch -n 2 $tool -c $file status
+A node's console log and results:
   $tool -c $file console NODE
   $tool -c $file results NODE
 Its domain through libvirt (the private libvirtd of this project):

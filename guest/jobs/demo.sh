@@ -1,12 +1,12 @@
 # demo: the main job (scripts/demo.sh).  Every node configures r2net from
 # /etc/ramster.conf and stays up for the user to look at.  A memory server
-# loads the backend and reports its store ("DEMO server name=value...",
-# with the most pages it held and its page frames then) whenever it
-# changes.  A client turns on its swap disk and loads the
-# frontend (target: the first memory server); the first client then runs
-# "swapcheck timed MIB 0" (every page written, then every page read back
-# and checked; ramster.demo=MIB, default 320, more than its RAM) and
-# reports "DEMO client name=value...".
+# loads the backend; a client turns on its swap disk and loads the
+# frontend (target: the first memory server).  Both report their counters
+# ("STATUS name=value...", for ramster-cluster status) whenever they
+# change; the server's include the most pages it held and its page frames
+# then.  The first client then runs "swapcheck timed MIB 0" (every page
+# written, then every page read back and checked; ramster.demo=MIB,
+# default 320, more than its RAM) and reports "DEMO client name=value...".
 mib=320
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -21,6 +21,11 @@ be=/sys/kernel/debug/ramster_backend
 fe=/sys/kernel/debug/ramster_frontend
 ko=/lib/modules/ramster
 
+# r2net_up: how many other nodes r2net has up.
+r2net_up() {
+	cat $r2n/nodes/* 2>/dev/null | grep -c '^state up'
+}
+
 insmod $ko/r2net.ko || fail "insmod r2net"
 ramsterctl configure || fail "ramsterctl configure"
 stay
@@ -30,14 +35,15 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	ok "ramster_backend serves tmem"
 	last= peak=0 frames=0
 	while :; do
-		l=
+		l="r2net_up=$(r2net_up)"
 		for k in stored_pages pool_pages puts get_hits; do
 			l="$l $k=$(cat $be/$k)"
 		done
+		l="$l clients=$(grep -c pools $be/clients)"
 		p=$(cat $be/stored_pages)
 		[ "$p" -gt $peak ] && peak=$p frames=$(cat $be/pool_pages)
 		l="$l peak_pages=$peak peak_frames=$frames"
-		[ "$l" = "$last" ] || result "DEMO server$l"
+		[ "$l" = "$last" ] || result "STATUS $l"
 		last=$l
 		sleep 1
 	done &
@@ -69,6 +75,18 @@ until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
 	sleep 0.1
 done
 ok "swapping to memory server node $srv (and to /dev/vda: writethrough)"
+# The client's counters, whenever they change.
+last=
+while :; do
+	l="r2net_up=$(r2net_up) target=$srv"
+	for k in remote_puts remote_get_hits window_hits remote_put_failures \
+		remote_get_misses lost_loads; do
+		l="$l $k=$(cat $fe/$k)"
+	done
+	[ "$l" = "$last" ] || result "STATUS $l"
+	last=$l
+	sleep 1
+done &
 set -- $(first client)
 [ "$2" = "$RAMSTER_NODE" ] || exit 0
 
