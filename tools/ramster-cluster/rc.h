@@ -183,6 +183,9 @@ int rc_cmd_status(const struct rc_cluster *c, const struct rc_opts *o);
 int rc_cmd_cat(const struct rc_cluster *c, const struct rc_opts *o,
 	       const char *node, const char *what);
 
+/* counters.c */
+void rc_print_counters(const struct rc_cluster *c, const char *state);
+
 /* util.c */
 void rc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *rc_xmalloc(size_t size);
