@@ -17,7 +17,8 @@
 # (non-zero) if any page came back wrong, a guest's kernel complained, or
 # a job did not finish.
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
-# (1), BENCH_RUNS (1), BENCH_CONFIGS (disk+wt+wt0+none+zram+zswap), BENCH_TIMEOUT
+# (1), BENCH_RUNS (1), BENCH_CONFIGS
+# (disk+wt+wt0+none+zram+scan+scan-cc+zswap), BENCH_TIMEOUT
 # (s per boot, 3600), BENCH_OUT (bench/results/swap.md).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +30,7 @@ bench_name=swap.sh
 fast_kernel
 
 mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-1}
-configs=${BENCH_CONFIGS:-disk+wt+wt0+none+zram+zswap}
+configs=${BENCH_CONFIGS:-disk+wt+wt0+none+zram+scan+scan-cc+zswap}
 timeout=${BENCH_TIMEOUT:-3600}
 out=${BENCH_OUT:-$top/bench/results/swap.md}
 swapc=$top/bench/clusters/swap.cluster
@@ -77,7 +78,7 @@ collect() {
 		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
 	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
 		{ c = $3; sub("config=", "", c) }
-		c == "wt" || c == "wt0" || c == "none" { $0 = $0 " " s[++n] }
+		c == "wt" || c == "wt0" || c == "none" || c == "scan-cc" { $0 = $0 " " s[++n] }
 		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
@@ -136,6 +137,7 @@ info=$(cat "$state/info.txt")
 	{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		c = f["config"]
+		if (c ~ /^scan/) { split("", f); next }
 		if (c == "disk" && f["boot"] == "raw") c = "disk-raw"
 		if (!(c in nrun)) order[++nc] = c
 		r = ++nrun[c]
@@ -176,6 +178,44 @@ info=$(cat "$state/info.txt")
 	echo "time; loaded: pages swapped in.  Store peak pages, pages per page frame"
 	echo "and store MiB (page frames held) are the peaks of the compressed store:"
 	echo "the memory server's for RAMster, the client's own for zram and zswap."
+	echo
+	echo "## File scan: the second read with and without cleancache"
+	echo
+	echo "Files of twice the client's RAM (64 MiB each) on its ext4 data disk (throttled"
+	echo "like the swap disk) are written, the filesystem is mounted anew, and the files"
+	echo "are read twice, every page checked.  scan-cc has the frontend's cleancache"
+	echo "(frontswap off): pages the first read evicts go to the memory server, the"
+	echo "second read gets them back.  Median of $runs run(s)."
+	echo
+	echo "| config | MiB | first read s | second read s | second read, scan / scan-cc | cleancache hits | disk MiB read, second read |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	awk '
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		c = f["config"]
+		if (c ~ /^scan/) {
+			if (!(c in n)) order[++nc] = c
+			r = ++n[c]
+			for (k in f) v[c, r, k] = f[k]
+		}
+		split("", f)
+	}
+	function med(c, k,   m, i, j, t, a) {
+		for (i = 1; i <= n[c]; i++) a[i] = v[c, i, k] + 0
+		m = n[c]
+		for (i = 2; i <= m; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	END {
+		for (i = 1; i <= nc; i++) {
+			c = order[i]
+			ratio = c == "scan-cc" && med(c, "read2_ms") ? sprintf("**%.2f**", med("scan", "read2_ms") / med(c, "read2_ms")) : "-"
+			printf "| %s | %d | %.1f | %.1f | %s | %d | %.1f |\n", c, med(c, "mib"),
+				med(c, "read1_ms") / 1000, med(c, "read2_ms") / 1000, ratio,
+				med(c, "cc_hits2"), med(c, "disk_kib2") / 1024
+		}
+	}' "$raw"
 	echo
 	echo "Where a get's time goes (medians): the frontend's average get round"
 	echo "trip, beside r2net's echo to the same server of nothing and of a page"

@@ -10,6 +10,9 @@
 #   zram  swap to /dev/zram0 (LZO, twice MIB big) in this guest's RAM
 #   zswap zswap (LZO, zbud, 20% of RAM) in front of /dev/vda; last,
 #         as zswap keeps the frontswap slot once it has it
+#   scan  no swap: files of twice the RAM on /dev/vdb read twice
+#   scan-cc  the same with the frontend's cleancache (after wt, wt0 and
+#         none: cleancache keeps the frontend loaded)
 # For each, the client runs "swapcheck timed MIB ROUNDS" (every page
 # checked on every read) and reports "BENCH config=C name=value..." with
 # the phases' times, swap-in latencies, pages swapped out and in, the
@@ -48,12 +51,16 @@ done
 configs=$(echo "$configs" | tr + ' ')
 for c in $configs; do
 	case $c in
-	ram|disk|wt|wt0|none|zram|zswap) ;;
-	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 none zram zswap)" ;;
+	ram|disk|wt|wt0|none|zram|zswap|scan|scan-cc) ;;
+	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 none zram zswap scan scan-cc)" ;;
 	esac
 done
 case "$configs " in
 *"zswap "?*) fail "ramster.bench: zswap must come last: it keeps the frontswap slot" ;;
+*"scan-cc "*" wt "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" none "*)
+	fail "ramster.bench: scan-cc must come after wt, wt0 and none: cleancache keeps the frontend loaded" ;;
+*"scan-cc "*"scan "*)
+	fail "ramster.bench: scan must come before scan-cc: cleancache keeps the frontend loaded" ;;
 esac
 [ -w /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
 
@@ -88,7 +95,7 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 fi
 
 case " $configs " in
-*" wt "*|*" wt0 "*|*" none "*)
+*" wt "*|*" wt0 "*|*" none "*|*" scan-cc "*)
 	r2net_up
 	srv=$(memory_server)
 	[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf" ;;
@@ -172,7 +179,53 @@ teardown() {
 	rmmod ramster_frontend || fail "rmmod ramster_frontend"
 }
 
+# scan CFG: files of twice this guest's RAM on the ext4 data disk
+# (/dev/vdb), written, the filesystem mounted anew (so nothing of them is
+# in memory or on the server), then read twice, every page checked; with
+# scan-cc the frontend keeps the pages evicted in between on the server
+# (cleancache only; it stays loaded: cleancache pins it).
+scan() {
+	nf=$(( (mem * 2 + 63) / 64 )) np=16384 d=/mnt/data
+	if [ $1 = scan-cc ] && [ ! -d $fe ]; then
+		insmod $ko/ramster_frontend.ko target=$srv frontswap=0 ||
+			fail "insmod ramster_frontend target=$srv frontswap=0"
+	fi
+	mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb"
+	for f in $(seq 1 $nf); do
+		fcheck write $d/f$f $f 0 $np 1 || fail "cannot write $d/f$f"
+	done
+	umount $d && mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb again"
+	if [ $1 = scan-cc ]; then
+		t=0
+		until grep -q "server pool [0-9]" $fe/cleancache_pools; do
+			t=$((t + 1))
+			[ $t -le 120 ] || fail "no cleancache pool after 120 s"
+			sleep 1
+		done
+	fi
+	hits=$(c cc_get_hits) puts=$(c cc_puts) in=$(vmstat pgpgin) t0=$(now_ms)
+	for f in $(seq 1 $nf); do
+		fcheck verify $d/f$f $f $np 1 || fail "$1: f$f read back wrong"
+	done
+	t1=$(now_ms) in1=$(vmstat pgpgin) hits1=$(c cc_get_hits)
+	for f in $(seq 1 $nf); do
+		fcheck verify $d/f$f $f $np 1 || fail "$1: f$f read back wrong"
+	done
+	t2=$(now_ms)
+	result "BENCH config=$1 oom=0 files=$nf mib=$((nf * 64)) read1_ms=$((t1 - t0))" \
+		"read2_ms=$((t2 - t1)) total_ms=$((t2 - t0))" \
+		"disk_kib1=$((in1 - in)) disk_kib2=$(($(vmstat pgpgin) - in1))" \
+		"cc_puts=$(($(c cc_puts) - puts)) cc_hits1=$((hits1 - hits))" \
+		"cc_hits2=$(($(c cc_get_hits) - hits1)) cc_puts_dropped=$(c cc_puts_dropped)"
+	rm -f $d/f*
+	umount $d || fail "umount $d"
+	ok "$1: $nf files of 64 MiB read twice, every page checked"
+}
+
 for cfg in $configs; do
+	case $cfg in
+	scan*) scan $cfg; continue ;;
+	esac
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	rm -f /run/peak
@@ -209,7 +262,7 @@ done
 # Where a get's time goes: the same path with no tmem work, r2net's echo
 # of nothing and of a page to the memory server and back (r2echo.ko).
 case " $configs " in
-*" wt "*|*" wt0 "*|*" none "*)
+*" wt "*|*" wt0 "*|*" none "*|*" scan-cc "*)
 	echo_ok sync "$srv" 0 1000
 	e0=$(val lat_p50_us)
 	echo_ok page "$srv" 1000
