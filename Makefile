@@ -3,6 +3,7 @@
 #   make            packages, guest kernel (cached), modules, image, tools
 #   make demo       the main job: the default cluster up through libvirt
 #   make test       everything above, then every test; ends "N passed, N failed"
+#   make bench      swap, file scan and backend benches into bench/results/
 #   make check      checkpatch --strict and sparse on the project's code
 #   make clean
 
@@ -22,7 +23,7 @@ MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
 	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench-r2net bench-backend bench-swap
+.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap
 
 all: image image-fast tools
 
@@ -89,6 +90,10 @@ down: tools
 
 test: all
 	tests/run
+
+bench: all
+	bench/swap.sh
+	bench/backend.sh
 
 bench-r2net: all
 	bench/r2net.sh

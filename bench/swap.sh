@@ -4,7 +4,8 @@
 # the same disk unthrottled (the host's page cache), RAMster's frontend in
 # modes writethrough (window 32 and window 0) and none, zram, and zswap in
 # front of the throttled disk.
-# Writes bench/results/swap.md.
+# Writes bench/results/swap.md, and swap-wall.png and swap-latency.png
+# beside it (gnuplot).
 #
 # usage: bench/swap.sh        (make bench-swap builds first, then runs it)
 #
@@ -17,7 +18,7 @@
 # (non-zero) if any page came back wrong, a guest's kernel complained, or
 # a job did not finish.
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
-# (1), BENCH_RUNS (1), BENCH_CONFIGS
+# (1), BENCH_RUNS (3), BENCH_CONFIGS
 # (disk+wt+wt0+none+zram+scan+scan-cc+zswap), BENCH_TIMEOUT
 # (s per boot, 3600), BENCH_OUT (bench/results/swap.md).
 set -eu
@@ -29,7 +30,7 @@ cd "$top"
 bench_name=swap.sh
 fast_kernel
 
-mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-1}
+mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-3}
 configs=${BENCH_CONFIGS:-disk+wt+wt0+none+zram+scan+scan-cc+zswap}
 timeout=${BENCH_TIMEOUT:-3600}
 out=${BENCH_OUT:-$top/bench/results/swap.md}
@@ -109,7 +110,9 @@ info=$(cat "$state/info.txt")
 	echo "# Swap: RAMster beside disk swap, zram, zswap and all in RAM"
 	echo
 	echo "Written by bench/swap.sh on $(date -u +%F).  $(bench_host "$state" $client)"
-	echo "Guest: $info (fast kernel, kernel/fast.config), 1 vCPU each."
+	echo "Guest: $info; the fast kernel: Debian's linux-source-6.1, the patch series"
+	echo "frontend/kernel-patches/, kernel/base.config + kernel/fast.config (cached as"
+	echo "$(readlink -f "$kernel" | sed 's|.*/\(linux[^/]*\)/arch/.*|\1|')); 1 vCPU per guest."
 	echo
 	echo "Workload: \`swapcheck timed $mib $rounds\` in a client of 256 MiB: fill $mib MiB"
 	echo "(each page checkable, LZO takes it to about half), $rounds round(s) of random"
@@ -248,4 +251,30 @@ info=$(cat "$state/info.txt")
 	cat "$raw"
 	echo '```'
 } > "$out"
+
+# The plots, from the main table: wall time over all-in-RAM, and swap-in
+# latency p50 and p99, per configuration.
+dat=$state/plot.dat
+awk -F' *[|] *' '/^$/ && t { exit } /^[|] config/ { t = 1; next }
+	t && $3 ~ /^[0-9]/ { gsub(/ /, "_", $2); print $2, $4, $7, $8 }' "$out" > "$dat"
+png=${out%.md}
+gnuplot <<EOT || bench_die "gnuplot failed; is gnuplot-nox installed (scripts/deps.sh)?"
+set terminal png size 900,500
+set style data histograms
+set style fill solid 0.8 border -1
+set boxwidth 0.8
+set grid ytics
+set xtics rotate by -30
+set output "$png-wall.png"
+set title "Wall time over all in RAM (swapcheck timed $mib MiB in 256 MiB; lower is better)"
+set ylabel "wall time / ram"
+plot "$dat" using 2:xtic(1) title "" lc rgb "#4477aa"
+set output "$png-latency.png"
+set title "Swap-in latency, random phase (lower is better)"
+set ylabel "microseconds"
+set logscale y
+plot "$dat" using (\$3 > 0 ? \$3 : 1/0):xtic(1) title "p50" lc rgb "#4477aa", \\
+	"" using (\$4 > 0 ? \$4 : 1/0) title "p99" lc rgb "#cc6677"
+EOT
+echo "Plots: $png-wall.png and $png-latency.png." >> "$out"
 cat "$out"
