@@ -5,6 +5,7 @@
 #   make test       everything above, then every test; ends "N passed, N failed"
 #   make bench      swap, file scan and backend benches into bench/results/
 #   make check      checkpatch --strict and sparse on the project's code
+#   make dkms       memory-server modules for Debian's stock kernel, build/stock/
 #   make clean
 
 KDIR = $(shell kernel/build.sh --print-dir)
@@ -23,12 +24,12 @@ MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
 	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap
+.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap dkms
 
 all: image image-fast tools
 
 help:
-	@sed -n '3,8p' Makefile
+	@sed -n '3,9p' Makefile
 
 deps:
 	@scripts/deps.sh
@@ -103,6 +104,12 @@ bench-backend: all
 
 bench-swap: all
 	bench/swap.sh
+
+# A memory server's modules, r2net.ko and ramster_backend.ko, built with
+# DKMS (package ramster-server) against Debian's linux-headers-amd64, not
+# the project's kernel: build/stock/*.ko, the kernel in build/stock/version.
+dkms: deps
+	dkms/build.sh
 
 check: kernel
 	tests/host/50-kernel-style.sh
