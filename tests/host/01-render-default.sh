@@ -3,7 +3,8 @@
 # virt-xml-validate; the network is isolated (no <forward>, no <ip>); the
 # domains and ramster.conf carry what the guests rely on; "initrd" appends
 # etc/ramster.conf as an uncompressed newc cpio at a 4-byte boundary;
-# disk_iops and disk_mbps become an <iotune> in each of the node's disks.
+# disk_iops and disk_mbps become an <iotune> in each of the node's disks;
+# a node with image = stock boots the stock kernel and initrd.
 # The XML comes from the templates libvirt-xml/*.xml.in with every
 # placeholder filled in; a template with an unknown placeholder, or a
 # missing one, stops render with exit status 1 before it writes anything.
@@ -136,6 +137,31 @@ for n in ms0 client1 client2; do
 	out=$(virt-xml-validate "$tmp/io/$n.xml" domain 2>&1) ||
 		bad "$n.xml with <iotune> does not validate: $out"
 done
+
+# image = stock: the memory server boots Debian's kernel and its image,
+# the copies of -K and -I in the state directory; the clients do not.
+sed "s/^\tmemory_mib = 2048\$/&\n\timage = stock/" libvirt-xml/default.cluster \
+	>"$tmp/stock.cluster"
+$rc -c "$tmp/stock.cluster" check >"$tmp/stock.out" ||
+	bad "check with image = stock failed"
+want "$tmp/stock.out" "data 0 MiB image stock job idle"
+[ "$(grep -c ' image ' "$tmp/stock.out")" = 1 ] ||
+	bad "check: only ms0 boots another image: $(cat "$tmp/stock.out")"
+$rc -c "$tmp/stock.cluster" -s /var/lib/ramster/t render "$tmp/st" ||
+	bad "render with image = stock failed"
+want "$tmp/st/ms0.xml" "<kernel>/var/lib/ramster/t/stock-vmlinuz</kernel>"
+want "$tmp/st/ms0.xml" "<initrd>/var/lib/ramster/t/stock-initrd.img</initrd>"
+want "$tmp/st/client1.xml" "<kernel>/var/lib/ramster/t/bzImage</kernel>"
+want "$tmp/st/client1.xml" "<initrd>/var/lib/ramster/t/initrd.img</initrd>"
+out=$(virt-xml-validate "$tmp/st/ms0.xml" domain 2>&1) ||
+	bad "ms0.xml with image = stock does not validate: $out"
+sed "s/^\tmemory_mib = 2048\$/&\n\timage = default/" libvirt-xml/default.cluster \
+	>"$tmp/dflt.cluster"
+$rc -c "$tmp/dflt.cluster" -s /var/lib/ramster/t render "$tmp/df" ||
+	bad "render with image = default failed"
+$rc -s /var/lib/ramster/t render "$tmp/d0" || bad "plain render failed"
+cmp -s "$tmp/df/ms0.xml" "$tmp/d0/ms0.xml" ||
+	bad "image = default renders another ms0.xml than no image line"
 
 # The templates are found from any directory, through the executable.
 (cd / && "$top/$rc" -c "$top/libvirt-xml/default.cluster" render "$tmp/w") ||

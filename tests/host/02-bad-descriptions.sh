@@ -4,7 +4,8 @@
 # "# expect-line:" names, and contains its "# expect-text:" (FILE in the
 # text stands for the fixture's path).  "render" and "up" refuse it too,
 # before writing or defining anything (up gets a URI that cannot work, so
-# reaching libvirt would show as exit code 1, not 2).
+# reaching libvirt would show as exit code 1, not 2).  A memory server
+# with image = stock checks, but up refuses it without -K and -I.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -59,6 +60,28 @@ for f in tests/host/fixtures/*.cluster; do
 	[ ! -e "$tmp/state" ] || bad "$f: up created its state directory"
 done
 [ $n -ge 8 ] || bad "only $n fixtures found"
+
+# A memory server with image = stock is fine, but up refuses it without
+# -K and -I (Debian's kernel and its image), naming its image line, and
+# before it creates the state directory or reaches libvirt.
+f=$tmp/stock.cluster
+sed "s/^\tmemory_mib = 2048\$/&\n\timage = stock/" libvirt-xml/default.cluster >"$f"
+line=$(grep -n 'image = stock' "$f" | cut -d: -f1)
+st=$(run_rc "$tmp/err" -c "$f" check)
+[ "$st" = 0 ] || bad "image = stock on a memory server: check exit code $st, want 0: $(cat "$tmp/err")"
+for opts in "" "-K $tmp/kernel" "-I $tmp/initrd"; do
+	# shellcheck disable=SC2086
+	st=$(run_rc "$tmp/err" -c "$f" -s "$tmp/state" -u test:///nowhere \
+		-k "$tmp/kernel" -i "$tmp/initrd" $opts up)
+	[ "$st" = 2 ] || bad "image = stock, up with [$opts]: exit code $st, want 2"
+	grep -qF -- "$f:$line: node ms0 has \"image = stock\", but up has no -K and -I for it; pass -K VMLINUZ -I INITRD" "$tmp/err" ||
+		bad "image = stock, up with [$opts]: unclear message: $(cat "$tmp/err")"
+	[ ! -e "$tmp/state" ] || bad "image = stock, up with [$opts] created its state directory"
+done
+st=$(run_rc "$tmp/err" -c "$f" -s "$tmp/state" -u test:///nowhere \
+	-k "$tmp/kernel" -i "$tmp/initrd" -K "$tmp/nosuch" -I "$tmp/initrd" up)
+[ "$st" = 2 ] && grep -qF "cannot read $tmp/nosuch" "$tmp/err" ||
+	bad "image = stock, up with a missing -K: exit code $st, want 2 naming it: $(cat "$tmp/err")"
 
 [ $fail = 0 ] && echo "PASS: $n bad descriptions refused at the right line"
 exit $fail

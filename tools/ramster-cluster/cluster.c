@@ -40,6 +40,8 @@ int rc_cmd_check(const struct rc_cluster *c)
 			printf(" %lu iops", n->disk_iops);
 		if (n->disk_mbps)
 			printf(" %lu MiB/s", n->disk_mbps);
+		if (n->image != RC_IMAGE_DEFAULT)
+			printf(" image %s", rc_image_name(n->image));
 		printf(" job %s\n", n->job);
 	}
 	return RC_EXIT_OK;
@@ -188,23 +190,84 @@ static int make_disks(const struct rc_cluster *c, const char *state)
 	return 0;
 }
 
-/* Kernel, initrd with ramster.conf, rendered XML and disks. */
-static int prepare_state(const struct rc_cluster *c, const struct rc_opts *o)
+/* The first node that boots IMAGE, or NULL. */
+static const struct rc_node *first_with_image(const struct rc_cluster *c,
+					      enum rc_image image)
 {
-	char *kernel, *initrd;
+	int i;
+
+	for (i = 0; i < c->nr_nodes; i++)
+		if (c->nodes[i].image == image)
+			return &c->nodes[i];
+	return NULL;
+}
+
+/* STATE/KFILE = KSRC, STATE/IFILE = ISRC + etc/ramster.conf. */
+static int copy_image(const struct rc_cluster *c, const struct rc_opts *o,
+		      const char *ksrc, const char *kfile, const char *isrc,
+		      const char *ifile)
+{
+	char *kernel = rc_xasprintf("%s/%s", o->state, kfile);
+	char *initrd = rc_xasprintf("%s/%s", o->state, ifile);
 	int ret = -1;
 
-	if (make_state_dir(o->state) || rc_render_dir(c, o->tmpl, o->state, o->state))
-		return -1;
-	kernel = rc_xasprintf("%s/%s", o->state, RC_KERNEL_FILE);
-	initrd = rc_xasprintf("%s/%s", o->state, RC_INITRD_FILE);
-	if (!rc_copy_file(o->kernel, kernel) &&
-	    !rc_build_initrd(c, o->initrd, initrd) &&
-	    !make_disks(c, o->state))
+	if (!rc_copy_file(ksrc, kernel) && !rc_build_initrd(c, isrc, initrd))
 		ret = 0;
 	free(kernel);
 	free(initrd);
 	return ret;
+}
+
+/*
+ * Kernels, initrds with ramster.conf (the project's image, and Debian's
+ * kernel and its image if a node has image = stock), rendered XML and
+ * disks.
+ */
+static int prepare_state(const struct rc_cluster *c, const struct rc_opts *o)
+{
+	if (make_state_dir(o->state) || rc_render_dir(c, o->tmpl, o->state, o->state))
+		return -1;
+	if (copy_image(c, o, o->kernel, RC_KERNEL_FILE, o->initrd,
+		       RC_INITRD_FILE))
+		return -1;
+	if (first_with_image(c, RC_IMAGE_STOCK) &&
+	    copy_image(c, o, o->stock_kernel, RC_STOCK_KERNEL_FILE,
+		       o->stock_initrd, RC_STOCK_INITRD_FILE))
+		return -1;
+	return make_disks(c, o->state);
+}
+
+/* Whether up has readable files for every image the nodes boot. */
+static int check_images(const struct rc_cluster *c, const struct rc_opts *o)
+{
+	const struct rc_node *stock = first_with_image(c, RC_IMAGE_STOCK);
+	const char *files[4];
+	int i, n = 0;
+
+	if (!o->kernel || !o->initrd) {
+		rc_err("up needs the guest kernel and initramfs: pass -k BZIMAGE -i INITRD");
+		return -1;
+	}
+	files[n++] = o->kernel;
+	files[n++] = o->initrd;
+	if (stock && (!o->stock_kernel || !o->stock_initrd)) {
+		fprintf(stderr,
+			"%s:%d: node %s has \"image = stock\", but up has no -K and -I for it; pass -K VMLINUZ -I INITRD: Debian's kernel and its image (make image-stock: build/stock/vmlinuz and build/stock/initramfs.cpio.gz)\n",
+			c->file, stock->key_line[NK_IMAGE], stock->name);
+		return -1;
+	}
+	if (stock) {
+		files[n++] = o->stock_kernel;
+		files[n++] = o->stock_initrd;
+	}
+	for (i = 0; i < n; i++) {
+		if (access(files[i], R_OK)) {
+			rc_err("cannot read %s: %s; pass an existing file",
+			       files[i], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Tear down what "up" did, in reverse order; failures are reported. */
@@ -266,16 +329,8 @@ int rc_cmd_up(struct rc_cluster *c, const struct rc_opts *o)
 {
 	struct up_state us = { 0 };
 
-	if (!o->kernel || !o->initrd) {
-		rc_err("up needs the guest kernel and initramfs: pass -k BZIMAGE -i INITRD");
+	if (check_images(c, o))
 		return RC_EXIT_BAD;
-	}
-	if (access(o->kernel, R_OK) || access(o->initrd, R_OK)) {
-		rc_err("cannot read %s: %s; pass an existing file",
-		       access(o->kernel, R_OK) ? o->kernel : o->initrd,
-		       strerror(errno));
-		return RC_EXIT_BAD;
-	}
 	if (connect_check(o) || check_free(c, o) || prepare_state(c, o))
 		return RC_EXIT_RUNTIME;
 	if (define_all(c, o, &us)) {

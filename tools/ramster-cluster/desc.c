@@ -38,6 +38,7 @@ static const char *const node_keys[NK_COUNT] = {
 	[NK_IOPS]	= "disk_iops",
 	[NK_MBPS]	= "disk_mbps",
 	[NK_CLUSTER]	= "cluster",
+	[NK_IMAGE]	= "image",
 };
 
 static const char *const cluster_keys[CK_COUNT] = {
@@ -139,6 +140,11 @@ const char *rc_role_name(enum rc_role role)
 	default:
 		return "none";
 	}
+}
+
+const char *rc_image_name(enum rc_image image)
+{
+	return image == RC_IMAGE_STOCK ? "stock" : "default";
 }
 
 void rc_format_ip(uint32_t ip, char buf[16])
@@ -380,6 +386,23 @@ static void parse_role(struct parser *p, const char *val)
 	n->valid |= 1U << NK_ROLE;
 }
 
+static void parse_image(struct parser *p, const char *val)
+{
+	struct rc_node *n = p->node;
+
+	if (!strcmp(val, "default")) {
+		n->image = RC_IMAGE_DEFAULT;
+	} else if (!strcmp(val, "stock")) {
+		n->image = RC_IMAGE_STOCK;
+	} else {
+		desc_error(p->c, p->lineno,
+			   "unknown image \"%s\"; write \"image = stock\" (Debian's own kernel, from -K and -I) or \"image = default\" (the project's, from -k and -i)",
+			   val);
+		return;
+	}
+	n->valid |= 1U << NK_IMAGE;
+}
+
 static void parse_memory(struct parser *p, const char *val)
 {
 	struct rc_node *n = p->node;
@@ -458,6 +481,9 @@ static void node_value(struct parser *p, int key, const char *val)
 		break;
 	case NK_ROLE:
 		parse_role(p, val);
+		return;
+	case NK_IMAGE:
+		parse_image(p, val);
 		return;
 	case NK_MEMORY:
 		parse_memory(p, val);
@@ -780,6 +806,10 @@ static void check_nodes(struct rc_cluster *c)
 			desc_error(c, n->key_line[NK_CLUSTER],
 				   "cluster = %s does not match the cluster's name \"%s\"; write \"cluster = %s\" or drop the line",
 				   n->cluster, c->name, c->name);
+		if (VALID(n, NK_IMAGE) && n->image == RC_IMAGE_STOCK &&
+		    VALID(n, NK_ROLE) && n->role == RC_ROLE_CLIENT)
+			desc_error(c, n->key_line[NK_IMAGE],
+				   "image = stock on a client; a client needs the project's patched kernel (ramster_frontend.ko needs the frontswap and cleancache of its patch series), not Debian's: drop the line, only memory servers boot Debian's kernel");
 		check_throttle(c, n);
 		check_unique(c, j);
 	}

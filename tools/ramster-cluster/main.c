@@ -23,7 +23,8 @@ static const char usage_text[] =
 "                DIR/ramster.conf (o2cb cluster.conf format plus a role line)\n"
 "  up            check, render into the state directory, copy the kernel and\n"
 "                the initrd there (the initrd gets etc/ramster.conf appended\n"
-"                as an uncompressed newc cpio), create fresh sparse raw disks\n"
+"                as an uncompressed newc cpio), and -K and -I as well if a\n"
+"                node has image = stock, create fresh sparse raw disks\n"
 "                for the nodes (swap: zero-filled, data: ext4), then\n"
 "                net-define + net-start the network and define + start every\n"
 "                domain; on any failure it undoes what it defined\n"
@@ -52,6 +53,9 @@ static const char usage_text[] =
 "                QEMU runs as user libvirt-qemu\n"
 "  -k KERNEL     guest bzImage (up)\n"
 "  -i INITRD     guest initramfs, compressed or not (up)\n"
+"  -K KERNEL     Debian's kernel for the nodes with image = stock (up; needed\n"
+"                when a node has it): make image-stock's build/stock/vmlinuz\n"
+"  -I INITRD     its initramfs: build/stock/initramfs.cpio.gz (up)\n"
 "  -u URI        libvirt connection URI (default " RC_DEFAULT_URI ")\n"
 "  -j [NODE=]JOB job put on the guest command line as ramster.job=JOB\n"
 "                ([A-Za-z0-9._:+-]); without NODE= for all nodes; NODE= wins\n"
@@ -73,9 +77,10 @@ static const char usage_text[] =
 "\n"
 "Names: network <cluster>-net on bridge <cluster>-br0 (no forward, no host\n"
 "address), domains <cluster>-<node>, MAC 52:54:00:72:6d:<number in hex>.\n"
-"State directory: bzImage, initrd.img, network.xml, <node>.xml,\n"
-"ramster.conf, <node>-swap.img (vda), <node>-data.img (vdb, or vda with\n"
-"no swap disk), <node>.console.log, <node>.results.log.\n"
+"State directory: bzImage, initrd.img, stock-vmlinuz and stock-initrd.img\n"
+"(if a node has image = stock), network.xml, <node>.xml, ramster.conf,\n"
+"<node>-swap.img (vda), <node>-data.img (vdb, or vda with no swap disk),\n"
+"<node>.console.log, <node>.results.log.\n"
 "\n"
 "Description keys (see libvirt-xml/README.md):\n"
 "  cluster: name (a-z 0-9 -, <= 12 chars), subnet (private IPv4 CIDR,\n"
@@ -86,7 +91,9 @@ static const char usage_text[] =
 "           memory servers 0), disk_iops (1..10000000) and disk_mbps\n"
 "           (MiB/s, 1..100000): an <iotune> limit on each of the node's\n"
 "           disks (0 or absent = unthrottled; refused on a node without\n"
-"           disks), cluster (optional, must match)\n"
+"           disks), cluster (optional, must match), image (default |\n"
+"           stock: boot Debian's own kernel from -K and -I; memory servers\n"
+"           only, a client needs the project's patched kernel)\n"
 "\n"
 "Exit status: 0 ok; 1 runtime failure (virsh, files); 2 bad description\n"
 "or command line.  Description errors read FILE:LINE: problem; fix.\n";
@@ -290,7 +297,7 @@ int main(int argc, char **argv)
 	char *state_abs;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "c:s:t:k:i:u:j:a:h", longopts,
+	while ((opt = getopt_long(argc, argv, "c:s:t:k:i:K:I:u:j:a:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -307,6 +314,12 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			o.initrd = optarg;
+			break;
+		case 'K':
+			o.stock_kernel = optarg;
+			break;
+		case 'I':
+			o.stock_initrd = optarg;
 			break;
 		case 'u':
 			o.uri = optarg;

@@ -42,11 +42,20 @@
 #define RC_DEFAULT_URI		"qemu:///system"
 #define RC_KERNEL_FILE		"bzImage"
 #define RC_INITRD_FILE		"initrd.img"
+/* The kernel and initrd of nodes with "image = stock" (-K, -I). */
+#define RC_STOCK_KERNEL_FILE	"stock-vmlinuz"
+#define RC_STOCK_INITRD_FILE	"stock-initrd.img"
 
 enum rc_role {
 	RC_ROLE_NONE,
 	RC_ROLE_SERVER,
 	RC_ROLE_CLIENT,
+};
+
+/* What a node boots: the project's kernel (-k, -i) or Debian's (-K, -I). */
+enum rc_image {
+	RC_IMAGE_DEFAULT,
+	RC_IMAGE_STOCK,
 };
 
 /* Keys of a node: stanza; key_line[] is indexed by these. */
@@ -62,6 +71,7 @@ enum rc_node_key {
 	NK_IOPS,
 	NK_MBPS,
 	NK_CLUSTER,
+	NK_IMAGE,
 	NK_COUNT,
 };
 
@@ -81,6 +91,7 @@ struct rc_node {
 	char cluster[RC_CLUSTER_NAME_MAX + 1];
 	unsigned int number;
 	enum rc_role role;
+	enum rc_image image;
 	unsigned long memory_mib;
 	unsigned long vcpus;
 	unsigned long swap_mib;
@@ -133,12 +144,15 @@ struct rc_opts {
 	const char *state;	/* absolute state directory */
 	const char *kernel;
 	const char *initrd;
+	const char *stock_kernel;	/* -K: for nodes with image = stock */
+	const char *stock_initrd;	/* -I */
 	const char *uri;
 };
 
 /* desc.c */
 int rc_desc_load(struct rc_cluster *c, const char *file);
 const char *rc_role_name(enum rc_role role);
+const char *rc_image_name(enum rc_image image);
 void rc_format_ip(uint32_t ip, char buf[16]);
 
 /* render.c */

@@ -112,18 +112,23 @@ static char *render_disks(const struct rc_node *n, const char *state)
 
 /*
  * One domain from the template of its role.  STATE is the absolute state
- * directory: kernel, initrd, disks and logs live there.  The templates
- * leave the CPU model to libvirt (qemu64 under TCG): with "maximum" the
- * guest took 5-level paging and other paths that tripped the debug kernel
- * in early boot now and then.
+ * directory: kernel, initrd, disks and logs live there; a node with
+ * "image = stock" boots STATE/stock-vmlinuz and STATE/stock-initrd.img
+ * (Debian's kernel, from -K and -I), the others bzImage and initrd.img.
+ * The templates leave the CPU model to libvirt (qemu64 under TCG): with
+ * "maximum" the guest took 5-level paging and other paths that tripped
+ * the debug kernel in early boot now and then.
  */
 void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 		      const struct rc_templates *t, const char *state, FILE *f)
 {
 	char dom[64], net[64], number[16], mem[24], vcpus[24], mac[24];
 	char cmdline[RC_CMDLINE_MAX + 1];
-	char *kernel = rc_xasprintf("%s/%s", state, RC_KERNEL_FILE);
-	char *initrd = rc_xasprintf("%s/%s", state, RC_INITRD_FILE);
+	bool stock = n->image == RC_IMAGE_STOCK;
+	char *kernel = rc_xasprintf("%s/%s", state, stock ?
+				    RC_STOCK_KERNEL_FILE : RC_KERNEL_FILE);
+	char *initrd = rc_xasprintf("%s/%s", state, stock ?
+				    RC_STOCK_INITRD_FILE : RC_INITRD_FILE);
 	char *console = rc_xasprintf("%s/%s.console.log", state, n->name);
 	char *results = rc_xasprintf("%s/%s.results.log", state, n->name);
 	char *disks = render_disks(n, state);
