@@ -2,10 +2,11 @@
 #
 #   make            packages, guest kernel (cached), modules, image, tools
 #   make demo       the main job: the default cluster up through libvirt
-#   make test       everything above, then every test; ends "N passed, N failed"
+#   make test       make, make image-stock, then every test; ends "N passed, N failed"
 #   make bench      swap, file scan and backend benches into bench/results/
 #   make check      checkpatch --strict and sparse on the project's code
 #   make dkms       memory-server modules for Debian's stock kernel, build/stock/
+#   make image-stock  dkms, Debian's kernel and a memory-server image, build/stock/
 #   make clean
 
 KDIR = $(shell kernel/build.sh --print-dir)
@@ -24,12 +25,12 @@ MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
 	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap dkms
+.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap dkms image-stock
 
 all: image image-fast tools
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,10p' Makefile
 
 deps:
 	@scripts/deps.sh
@@ -89,7 +90,7 @@ demo: all
 down: tools
 	scripts/demo.sh --down $(CLUSTER)
 
-test: all
+test: all image-stock
 	tests/run
 
 bench: all
@@ -110,6 +111,14 @@ bench-swap: all
 # the project's kernel: build/stock/*.ko, the kernel in build/stock/version.
 dkms: deps
 	dkms/build.sh
+
+# A memory server on Debian's own kernel: its vmlinuz (linux-image-VERSION
+# fetched and unpacked once into /var/cache/ramster/stock-VERSION/, never
+# installed) and an initramfs with its virtio and configfs modules and
+# make dkms's r2net.ko and ramster_backend.ko: build/stock/vmlinuz and
+# build/stock/initramfs.cpio.gz, for nodes with "image = stock".
+image-stock: dkms $(GUEST_BINS) tools
+	guest/mkstock.sh $(BUILD)/stock $(GUEST_BINS) tools/ramsterctl/ramsterctl
 
 check: kernel
 	tests/host/50-kernel-style.sh

@@ -70,7 +70,8 @@ if ! dkms build -m "$pkg" -v "$ver" -k "$kver"; then
 fi
 
 built=/var/lib/dkms/$pkg/$ver/$kver/$(uname -m)/module
-rm -rf "$stock"
+# Only what this writes: make image-stock's vmlinuz and initramfs stay.
+rm -f "$stock/r2net.ko" "$stock/ramster_backend.ko" "$stock/version"
 mkdir -p "$stock"
 for m in r2net ramster_backend; do
 	[ -f "$built/$m.ko" ] || die "dkms built no $m.ko in $built"

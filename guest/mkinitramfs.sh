@@ -1,6 +1,11 @@
 #!/bin/sh
 # Build the guest initramfs: busybox, init, jobs, test programs, modules.
 # usage: guest/mkinitramfs.sh OUT.cpio.gz MODULE.ko... -- PROGRAM...
+# The modules go to /lib/modules/ramster, where jobs load them from.  For
+# another kernel's image (guest/mkstock.sh), STOCK_MODULES="A.ko B.ko ..."
+# go to /lib/modules/stock with their names in that order in load.list,
+# which init loads before it brings the network up, and STOCK_VERSION
+# (the kernel's uname -r) to /lib/modules/stock/version.
 set -eu
 out=$1
 shift
@@ -14,6 +19,14 @@ mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/proc" "$root/sys" \
 cp /bin/busybox "$root/bin/busybox"
 cp "$top/guest/init" "$root/init"
 cp "$top/guest/jobs/"*.sh "$root/jobs/"
+if [ -n "${STOCK_MODULES:-}" ]; then
+	mkdir -p "$root/lib/modules/stock"
+	for m in $STOCK_MODULES; do
+		cp "$m" "$root/lib/modules/stock/"
+		basename "$m" >> "$root/lib/modules/stock/load.list"
+	done
+	echo "${STOCK_VERSION:?with STOCK_MODULES}" > "$root/lib/modules/stock/version"
+fi
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	cp "$1" "$root/lib/modules/ramster/"
 	shift
