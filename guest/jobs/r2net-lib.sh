@@ -56,12 +56,13 @@ diag() {
 		if ($i != 0) printf "%s=%s ", n[$1, i], $i; print "" }
 		else { h[$1] = 1; for (i = 2; i <= NF; i++) n[$1, i] = $i } }' \
 		/proc/net/snmp /proc/net/netstat
-	cat $r2e/events
+	cat $r2e/events 2>/dev/null
 }
 
-# r2net_up: load r2net and r2echo, configure the cluster of
-# /etc/ramster.conf with the short timeouts, and wait until every other
-# node is up.  Sets me (this node's number) and peers (the others').
+# r2net_up: load r2net and r2echo (r2net alone on Debian's kernel),
+# configure the cluster of /etc/ramster.conf with the short timeouts, and
+# wait until every other node is up.  Sets me (this node's number) and
+# peers (the others').
 r2net_up() {
 	[ -r /etc/ramster.conf ] || fail "no /etc/ramster.conf in the initramfs"
 	me=$RAMSTER_NUMBER
@@ -75,7 +76,10 @@ r2net_up() {
 			print "\treconnect_delay_ms = " r }' /etc/ramster.conf > /run/conf
 	cat /run/conf > /etc/ramster.conf
 	insmod /lib/modules/ramster/r2net.ko || fail "insmod r2net"
-	insmod /lib/modules/ramster/r2echo.ko || fail "insmod r2echo"
+	# r2echo.ko is built for the project's kernels only: an image for
+	# Debian's kernel (/lib/modules/stock) has r2net and the backend.
+	[ -e /lib/modules/stock/load.list ] ||
+		insmod /lib/modules/ramster/r2echo.ko || fail "insmod r2echo"
 	ramsterctl configure || fail "ramsterctl configure"
 	c=$(ls -d /sys/kernel/config/r2net/*/)
 	[ "$(cat "$c/idle_timeout_ms")" = $idle_ms ] ||

@@ -1,0 +1,18 @@
+# frontend-stock: frontend-swap (which see) with the memory server on
+# Debian's own kernel (an image of guest/mkstock.sh): the server first
+# checks that it runs the kernel its image was built for (uname -r is
+# /lib/modules/stock/version, so r2net.ko and ramster_backend.ko are the
+# ones DKMS built for it) and says when it got to its job; then it
+# serves, and the client, on the project's patched kernel, swaps $mib MiB
+# (default 384, 1.5 times its RAM) to it, every page checked.
+mib=${mib:-384}
+if [ "$RAMSTER_ROLE" = memory-server ]; then
+	want=$(cat /lib/modules/stock/version 2>/dev/null) ||
+		fail "no /lib/modules/stock/version: not an image of guest/mkstock.sh"
+	[ "$(uname -r)" = "$want" ] ||
+		fail "kernel $(uname -r), but the image's modules are for $want"
+	read -r up _ < /proc/uptime
+	ok "Debian's kernel $(uname -r) ran the job at $up s," \
+		"modules:$(awk '{ printf " %s", $1 }' /proc/modules)"
+fi
+. /jobs/frontend-swap.sh
