@@ -68,10 +68,13 @@ echo "$c" | awk -v s="$s" -v cl="$client" -v sv="$server" -v took=$(($(date +%s)
 		printf "%-40s %s\n", "workload on " cl ":", f($0, "mib") " MiB in " f($0, "mem_mib") " MiB of RAM, every page checked"
 		printf "%-40s %.1f s (write %.1f s, read back %.1f s)\n", "workload time:",
 			ms / 1000, f($0, "fill_ms") / 1000, f($0, "verify_ms") / 1000
-		printf "%-40s %d of %d\n", "pages sent to " sv ":", f($0, "remote_puts"), pages
+		printf "%-40s %d (the workload has %d pages)\n", "pages sent to " sv ":", f($0, "remote_puts"), pages
 		printf "%-40s %d (%d still in flight, served locally)\n", "pages read back from " sv ":",
 			f($0, "remote_get_hits"), f($0, "window_hits")
-		printf "%-40s %d us p50, %d us p99\n", "swap-in latency:", f($0, "p50_us"), f($0, "p99_us")
+		rd = f($0, "verify_ms")
+		if (rd > 0)
+			printf "%-40s %d pages/s, %d us a page\n", "read back:",
+				f($0, "remote_get_hits") * 1000 / rd, rd * 1000 / (f($0, "remote_get_hits") + 1)
 		sp = f(s, "peak_pages"); pp = f(s, "peak_frames")
 		printf "%-40s %d pages in %.1f MiB of page frames (at most; %d now)\n",
 			sv " held:", sp, pp * 4 / 1024, f(s, "stored_pages")
