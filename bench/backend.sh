@@ -20,6 +20,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . tests/lib/libvirt.sh
 . tests/lib/guest.sh
+. bench/lib.sh
+bench_name=backend.sh
 
 cluster=$top/bench/clusters/backend.cluster
 ndensity=${BENCH_DENSITY:-20000} nputget=${BENCH_PUTGET:-20000}
@@ -29,96 +31,43 @@ out=${BENCH_OUT:-$top/bench/results/backend.md}
 initrd=${BENCH_INITRD:-$initrd}
 name=$(cluster_name "$cluster")
 state=/var/lib/ramster/bench/$name
-node=$(node_names "$cluster" | head -n 1)
-dom=$name-$node
+# The one guest (not $node: show runs inside bench_once, where that is a
+# local of its own).
+server=$(node_names "$cluster" | head -n 1)
 
-die() { echo "bench/backend.sh: $*" >&2; exit 1; }
+bench_need "$initrd" lib/modules/ramster/r2net.ko \
+	lib/modules/ramster/ramster_backend.ko lib/modules/ramster/zbench.ko \
+	jobs/bench-backend.sh
+clock=$(bench_clock)
+tsc_khz=${clock#tsc_early_khz=}
+tsc_khz=${tsc_khz%% *}
 
-[ -r "$kernel" ] && [ -r "$initrd" ] || die "no guest kernel or image: run 'make all' first"
-have=$(zcat "$initrd" | cpio -t --quiet 2>/dev/null)
-for f in lib/modules/ramster/r2net.ko lib/modules/ramster/ramster_backend.ko \
-	lib/modules/ramster/zbench.ko jobs/bench-backend.sh; do
-	echo "$have" | grep -qx "\./$f\|$f" ||
-		die "$f is not in $initrd; put it in the image (Makefile MODULES) and run 'make all'"
-done
-
-# The guest's clock: its TSC at the host's rate (see bench/r2net.sh).
-tsc_mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
-	-e 's/.*tsc: Detected \([0-9.]*\) MHz TSC.*/\1/p' \
-	-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
-[ -n "$tsc_mhz" ] || tsc_mhz=$(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
-tsc_khz=$(awk -v m="$tsc_mhz" 'BEGIN { printf "%d", m * 1000 }')
-
-mkdir -p "$state" "$(dirname "$out")"
-chmod 755 /var/lib/ramster /var/lib/ramster/bench "$state"
-libvirt_up || die "libvirtd would not start"
-down() { "$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true; }
-trap 'down; libvirt_down' EXIT
+mkdir -p "$(dirname "$out")"
+libvirt_up || bench_die "libvirtd would not start"
+trap '"$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true; libvirt_down' EXIT
 trap 'echo "bench/backend.sh: interrupted"; exit 130' INT TERM
 
 # show LINE: one results line as progress.
 show() {
-	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - start))
+	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - bench_start))
 
 	case $l in
 	"PROGRESS "*)
 		echo "$l" | awk -v s=$s '{ printf "[%4d s] %-18s %7d of %d\n", s, $2, $3, $4 }' ;;
-	"BENCH "*) printf '[%4d s] %s: %s ...\n' $s "$node" "${l:0:100}" ;;
-	*) printf '[%4d s] %s: %s\n' $s "$node" "$l" ;;
+	"BENCH "*) printf '[%4d s] %s: %s ...\n' $s "$server" "${l:0:100}" ;;
+	*) printf '[%4d s] %s: %s\n' $s "$server" "$l" ;;
 	esac
 }
 
-# run: boot, follow the guest until its verdict, take it down.
-run() {
-	local seen=0 n bad
-	rm -f "$state"/*.log
-	start=$(date +%s)
-	load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-	echo "bench: booting $name ($node): density $ndensity pages, putget $nputget pages, seed $seed"
-	# slab_nomerge: the store's caches keep their own lines in /proc/slabinfo.
-	"$tool" -c "$cluster" -s "$state" -u "$uri" -k "$kernel" -i "$initrd" \
-		-j bench-backend -a "ramster.bench=$ndensity,$nputget,$seed" \
-		-a "tsc_early_khz=$tsc_khz tsc=reliable slab_nomerge" up >/dev/null ||
-		die "ramster-cluster up failed"
-	while :; do
-		n=$(wc -l 2>/dev/null < "$state/$node.results.log" || echo 0)
-		if [ "$n" -gt $seen ]; then
-			sed -n "$((seen + 1)),${n}p" "$state/$node.results.log" |
-				tr -d '\r' | while IFS= read -r l; do show "$l"; done
-			seen=$n
-		fi
-		grep -q 'RAMSTER-RESULT JOB ' "$state/$node.results.log" 2>/dev/null && break
-		case $(virsh -c "$uri" domstate "$dom" 2>/dev/null) in
-		running|paused|"in shutdown") ;;
-		*) sleep 1; echo "bench: $node stopped"; break ;;
-		esac
-		[ $(($(date +%s) - start)) -lt "$timeout" ] ||
-			{ echo "bench: no verdict from $node after $timeout s"; break; }
-		sleep 2
-	done
-	load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-	down
-	bad=$(grep -E "$bad_console" "$state/$node.console.log" 2>/dev/null | head -n 20)
-	if [ -n "$bad" ] || ! grep -q 'RAMSTER-RESULT JOB .* PASS' "$state/$node.results.log" 2>/dev/null; then
-		echo "bench: guest $node failed:"
-		tr -d '\r' < "$state/$node.results.log" | grep -v ' BENCH \| PROGRESS ' | sed 's/^/    /'
-		echo "$bad" | sed 's/^/    /'
-		echo "--- $node console tail:"
-		tail -n 40 "$state/$node.console.log" | sed 's/^/    /'
-		return 1
-	fi
-}
-
-if ! run; then
-	early_flake "$state" "$node" || die "FAILED; logs in $state"
-	echo "bench: guest $node: kernel trouble before init (not our code): booting again, once"
-	mkdir -p "$state/first-boot"
-	cp "$state"/*.log "$state/first-boot/"
-	run || die "FAILED; logs in $state"
-fi
+echo "bench: booting $name ($server): density $ndensity pages, putget $nputget pages, seed $seed"
+# slab_nomerge: the store's caches keep their own lines in /proc/slabinfo.
+bench_boot "$cluster" "$state" "$server" "$timeout" -i "$initrd" \
+	-j bench-backend -a "ramster.bench=$ndensity,$nputget,$seed" \
+	-a "$clock slab_nomerge"
+load_before=${bench_load% -> *} load_after=${bench_load#* -> }
 
 # The tables.
-results=$(tr -d '\r' < "$state/$node.results.log")
+results=$(tr -d '\r' < "$state/$server.results.log")
 info=$(echo "$results" | sed -n 's/.*BENCH-INFO //p')
 guest_kernel=$(echo "$info" | sed -n 's/.*kernel=\([^ ]*\).*/\1/p')
 guest_clock=$(echo "$info" | sed -n 's/.*clock=\([^ ]*\).*/\1/p')
@@ -127,10 +76,10 @@ guest_cpus=$(echo "$info" | sed -n 's/.*cpus=\([^ ]*\).*/\1/p')
 vm_mib=$(awk '$1 == "memory_mib" { print $3; exit }' "$cluster")
 qemu=$(qemu-system-x86_64 --version | head -n 1)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-domtype=$(sed -n "s/.*<domain type='\([a-z]*\)'.*/\1/p" "$state/$node.xml")
+domtype=$(sed -n "s/.*<domain type='\([a-z]*\)'.*/\1/p" "$state/$server.xml")
 commit=$(git rev-parse --short HEAD)
 dirty=$(git status --porcelain -- backend-node tests/zbench guest/jobs/bench-backend.sh \
-	bench/backend.sh bench/clusters/backend.cluster | wc -l)
+	bench/backend.sh bench/lib.sh bench/clusters/backend.cluster | wc -l)
 [ "$dirty" = 0 ] || commit="$commit + uncommitted changes"
 
 table='

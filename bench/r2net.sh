@@ -18,6 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . tests/lib/libvirt.sh
 . tests/lib/guest.sh
+. bench/lib.sh
+bench_name=r2net.sh
 
 cluster=$top/bench/clusters/duo.cluster
 rounds=${BENCH_ROUNDS:-3} nsync=${BENCH_SYNC:-1000} nasync=${BENCH_ASYNC:-10000}
@@ -27,42 +29,25 @@ initrd=${BENCH_INITRD:-$initrd}
 name=$(cluster_name "$cluster")
 state=/var/lib/ramster/bench/$name
 
-die() { echo "bench/r2net.sh: $*" >&2; exit 1; }
-
-[ -r "$kernel" ] && [ -r "$initrd" ] || die "no guest kernel or image: run 'make all' first"
-have=$(zcat "$initrd" | cpio -t --quiet 2>/dev/null)
-for f in lib/modules/ramster/r2net.ko lib/modules/ramster/r2echo.ko \
-	usr/bin/tcpping usr/bin/ramsterctl jobs/bench-r2net.sh; do
-	echo "$have" | grep -qx "\./$f\|$f" ||
-		die "$f is not in $initrd; put it in the image (Makefile MODULES or GUEST_BINS) and run 'make all'"
-done
+bench_need "$initrd" lib/modules/ramster/r2net.ko lib/modules/ramster/r2echo.ko \
+	usr/bin/tcpping usr/bin/ramsterctl jobs/bench-r2net.sh
 # The two guests: the memory server answers, the first client measures.
 server=$(awk '/^node:/ { n = "" } $1 == "name" { n = $3 }
 	$1 == "role" && $3 == "memory-server" { print n; exit }' "$cluster")
 measurer=$(awk '/^node:/ { n = "" } $1 == "name" { n = $3 }
 	$1 == "role" && $3 == "client" { print n; exit }' "$cluster")
+clock=$(bench_clock)
+tsc_khz=${clock#tsc_early_khz=}
+tsc_khz=${tsc_khz%% *}
 
-# Under TCG the guest's TSC runs at the host's rate, but its calibration
-# against the PIT often fails when the host is busy, and the clocksource
-# watchdog, comparing it with jiffies that lose ticks, throws it out: the
-# guest falls back to jiffies (4 ms steps).  Tell it the rate and to trust
-# its TSC (tsc_early_khz, tsc=reliable).
-tsc_mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
-	-e 's/.*tsc: Detected \([0-9.]*\) MHz TSC.*/\1/p' \
-	-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
-[ -n "$tsc_mhz" ] || tsc_mhz=$(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
-tsc_khz=$(awk -v m="$tsc_mhz" 'BEGIN { printf "%d", m * 1000 }')
-
-mkdir -p "$state" "$(dirname "$out")"
-chmod 755 /var/lib/ramster /var/lib/ramster/bench "$state"
-libvirt_up || die "libvirtd would not start"
-down() { "$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true; }
-trap 'down; libvirt_down' EXIT
+mkdir -p "$(dirname "$out")"
+libvirt_up || bench_die "libvirtd would not start"
+trap '"$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true; libvirt_down' EXIT
 trap 'echo "bench/r2net.sh: interrupted"; exit 130' INT TERM
 
 # show LINE: one results line as progress.
 show() {
-	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - start))
+	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - bench_start))
 
 	case $l in
 	"BENCH "*)
@@ -75,60 +60,11 @@ show() {
 	esac
 }
 
-# run: boot, follow the measuring guest until its verdict, take it down.
-run() {
-	local seen=0 n dom=$name-$measurer node
-	rm -f "$state"/*.log
-	start=$(date +%s)
-	load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-	echo "bench: booting $name ($server serves, $measurer measures):" \
-		"$rounds rounds, $nsync sync and $nasync async messages per measurement"
-	"$tool" -c "$cluster" -s "$state" -u "$uri" -k "$kernel" -i "$initrd" \
-		-j bench-r2net -a "ramster.bench=$rounds,$nsync,$nasync" \
-		-a "tsc_early_khz=$tsc_khz tsc=reliable" up >/dev/null ||
-		die "ramster-cluster up failed"
-	while :; do
-		n=$(wc -l 2>/dev/null < "$state/$measurer.results.log" || echo 0)
-		if [ "$n" -gt $seen ]; then
-			sed -n "$((seen + 1)),${n}p" "$state/$measurer.results.log" |
-				tr -d '\r' | while IFS= read -r l; do show "$l"; done
-			seen=$n
-		fi
-		grep -q 'RAMSTER-RESULT JOB ' "$state/$measurer.results.log" 2>/dev/null && break
-		case $(virsh -c "$uri" domstate "$dom" 2>/dev/null) in
-		running|paused|"in shutdown") ;;
-		*) sleep 1; echo "bench: $measurer stopped"; break ;;
-		esac
-		[ $(($(date +%s) - start)) -lt "$timeout" ] ||
-			{ echo "bench: no verdict from $measurer after $timeout s"; break; }
-		sleep 2
-	done
-	load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-	down
-	for node in $server $measurer; do
-		bad=$(grep -E "$bad_console" "$state/$node.console.log" 2>/dev/null | head -n 20)
-		if [ -n "$bad" ] || ! grep -q 'RAMSTER-RESULT JOB .* PASS' "$state/$node.results.log" 2>/dev/null; then
-			echo "bench: guest $node failed:"
-			tr -d '\r' < "$state/$node.results.log" | grep -v ' BENCH ' | sed 's/^/    /'
-			echo "$bad" | sed 's/^/    /'
-			echo "--- $node console tail:"
-			tail -n 40 "$state/$node.console.log" | sed 's/^/    /'
-			return 1
-		fi
-	done
-}
-
-if ! run; then
-	flake=
-	for node in $server $measurer; do
-		early_flake "$state" "$node" && flake=$node
-	done
-	[ -n "$flake" ] || die "FAILED; logs in $state"
-	echo "bench: guest $flake: kernel trouble before init (not our code): booting again, once"
-	mkdir -p "$state/first-boot"
-	cp "$state"/*.log "$state/first-boot/"
-	run || die "FAILED; logs in $state"
-fi
+echo "bench: booting $name ($server serves, $measurer measures):" \
+	"$rounds rounds, $nsync sync and $nasync async messages per measurement"
+bench_boot "$cluster" "$state" "$measurer" "$timeout" -i "$initrd" \
+	-j bench-r2net -a "ramster.bench=$rounds,$nsync,$nasync" -a "$clock"
+load_before=${bench_load% -> *} load_after=${bench_load#* -> }
 
 # The table.
 results=$(tr -d '\r' < "$state/$measurer.results.log")
@@ -140,7 +76,7 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 domtype=$(sed -n "s/.*<domain type='\([a-z]*\)'.*/\1/p" "$state/$measurer.xml")
 commit=$(git rev-parse --short HEAD)
 dirty=$(git status --porcelain -- r2net tests/r2echo tests/guest-bin/tcpping.c \
-	guest/jobs/bench-r2net.sh bench/r2net.sh bench/clusters | wc -l)
+	guest/jobs/bench-r2net.sh bench/r2net.sh bench/lib.sh bench/clusters | wc -l)
 [ "$dirty" = 0 ] || commit="$commit + uncommitted changes"
 
 # table: the BENCH lines of a results log as markdown tables.
