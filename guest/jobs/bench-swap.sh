@@ -111,9 +111,9 @@ ok "configurations: $configs; swapcheck timed $mib $rounds; $(avail_mib) MiB ava
 # peaks SAMPLER: in the background, the largest "pages bytes frames" the
 # sampler prints (a compressed store in this guest), into /run/peak.
 peaks() {
-	pp=0 pb=0 pf=0
+	now=$1 pp=0 pb=0 pf=0
 	while :; do
-		set -- $($1)
+		set -- $($now)
 		[ "${1:-0}" -gt $pp ] && pp=$1
 		[ "${2:-0}" -gt $pb ] && pb=$2
 		[ "${3:-0}" -gt $pf ] && pf=$3
