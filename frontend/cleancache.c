@@ -15,14 +15,16 @@
  * hands the queue to r2net in order.  A get first hands over whatever is
  * queued itself, then asks the server: r2net keeps one connection in order
  * and the server runs its requests one at a time, so the server has seen
- * every earlier put and flush before it answers.
+ * every earlier put and flush before it answers.  A get for a page that
+ * cc_index.c says the server cannot have is a miss with no round trip.
  *
  * Coherence when things fail: a flush that cannot be queued or sent, or a
  * connection that goes down, makes the pool stale.  A stale pool misses
  * every get and takes no put until the work has destroyed it on the
  * server and made a new, empty one.  Each pool has a generation, bumped
  * when it goes stale; a get that sees it change while it waited for the
- * server discards what came back.  A failed or timed-out get is a miss.
+ * server discards what came back.  A failed or timed-out get is a miss,
+ * and stales the pool: the server may or may not have given the page up.
  */
 #include <linux/cleancache.h>
 #include <linux/debugfs.h>
@@ -106,6 +108,7 @@ static void rf_cc_make_stale(struct rf_cc_pool *p)
 	if (!p->stale) {
 		p->stale = true;
 		p->gen++;
+		rf_cc_index_del_pool(p - rf_cc_pools);
 		atomic64_inc(&rf_stats.cc_pools_stale);
 	}
 }
@@ -372,8 +375,8 @@ static int rf_cc_init_shared_fs(uuid_t *uuid, size_t pagesize)
 	return rf_cc_add_pool(!uuid_is_null(uuid), uuid);
 }
 
-/* The server's id of a usable pool, or -1. */
-static int rf_cc_server_id(int pool, unsigned int *gen)
+/* The server's id of a usable pool, or -1; its generation, if shared. */
+static int rf_cc_server_id(int pool, unsigned int *gen, bool *shared)
 {
 	struct rf_cc_pool *p = &rf_cc_pools[pool];
 	unsigned long flags;
@@ -384,6 +387,8 @@ static int rf_cc_server_id(int pool, unsigned int *gen)
 		id = p->server_id;
 	if (gen)
 		*gen = p->gen;
+	if (shared)
+		*shared = p->shared;
 	spin_unlock_irqrestore(&rf_cc_lock, flags);
 	return id;
 }
@@ -397,22 +402,27 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	unsigned int gen, gen2;
 	const u8 *data;
+	bool shared;
 	void *dst;
 	int id, err, ret = -1;
 
 	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
 		return -1;
-	/* Everything queued before this get reaches the server first. */
-	mutex_lock(&rf_cc_mutex);
-	rf_cc_drain_locked();
-	mutex_unlock(&rf_cc_mutex);
-
-	id = rf_cc_server_id(pool, &gen);
+	id = rf_cc_server_id(pool, &gen, &shared);
 	if (id < 0) {
 		atomic64_inc(&rf_stats.cc_get_misses);
 		return -1;
 	}
 	rf_cc_handle(&want, id, key, index);
+	if (!rf_cc_index_has(pool, &want)) {
+		atomic64_inc(&rf_stats.cc_get_misses);
+		atomic64_inc(&rf_stats.cc_get_index_misses);
+		return -1;
+	}
+	/* Everything queued before this get reaches the server first. */
+	mutex_lock(&rf_cc_mutex);
+	rf_cc_drain_locked();
+	mutex_unlock(&rf_cc_mutex);
 	tmem_handle_to_le(&w, &want);
 	reply.buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_NOIO | __GFP_NOWARN);
 	if (!reply.buf) {
@@ -425,9 +435,11 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 			      1, &reply, rf_timeout_ms);
 	if (err) {
 		atomic64_inc(&rf_stats.cc_get_failures);
+		rf_cc_stale(pool);
 		goto out;
 	}
 	if (reply.status == 0 && reply.len == 0) {
+		rf_cc_index_del(pool, &want);
 		atomic64_inc(&rf_stats.cc_get_misses);
 		goto out;
 	}
@@ -439,8 +451,11 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 		atomic64_inc(&rf_stats.cc_get_failures);
 		goto out;
 	}
+	/* A private pool's get took the page off the server. */
+	if (!shared)
+		rf_cc_index_del(pool, &want);
 	/* The pool went stale meanwhile: this may be older than a flush. */
-	if (rf_cc_server_id(pool, &gen2) != id || gen2 != gen) {
+	if (rf_cc_server_id(pool, &gen2, NULL) != id || gen2 != gen) {
 		atomic64_inc(&rf_stats.cc_get_discarded);
 		goto out;
 	}
@@ -466,7 +481,7 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
 		return;
 	/* Not r2net_node_connected(): its lock is not for irqs-off. */
-	id = rf_cc_server_id(pool, NULL);
+	id = rf_cc_server_id(pool, NULL, NULL);
 	if (id < 0 || !READ_ONCE(rf_cc_up)) {
 		atomic64_inc(&rf_stats.cc_puts_dropped);
 		return;
@@ -486,11 +501,18 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 		atomic64_inc(&rf_stats.cc_puts_dropped);
 		return;
 	}
+	rf_cc_handle(&op->h, id, key, index);
+	/* In the index before the server can have it. */
+	if (rf_cc_index_add(pool, &op->h)) {
+		rf_cc_slot_give(slot);
+		mempool_free(op, rf_cc_op_pool);
+		atomic64_inc(&rf_stats.cc_puts_dropped);
+		return;
+	}
 	copy_highpage(slot->page, page);
 	op->msg = R2NET_MSG_TMEM_PUT_PAGE;
 	op->pool = pool;
 	op->slot = slot;
-	rf_cc_handle(&op->h, id, key, index);
 	rf_cc_queue_op(op);
 }
 
@@ -504,7 +526,7 @@ static void rf_cc_flush(int pool, u16 msg,
 
 	if (!rf_cc_pool_ok(pool))
 		return;
-	id = rf_cc_server_id(pool, NULL);
+	id = rf_cc_server_id(pool, NULL, NULL);
 	if (id < 0)
 		return;		/* no pages there, or all to be destroyed */
 	if (index > U32_MAX) {
@@ -520,6 +542,10 @@ static void rf_cc_flush(int pool, u16 msg,
 	op->pool = pool;
 	op->slot = NULL;
 	rf_cc_handle(&op->h, id, key, index);
+	if (msg == R2NET_MSG_TMEM_FLUSH_PAGE)
+		rf_cc_index_del(pool, &op->h);
+	else
+		rf_cc_index_del_object(pool, &op->h);
 	rf_cc_queue_op(op);
 }
 
@@ -555,6 +581,7 @@ static void rf_cc_invalidate_fs(int pool)
 	p->server_id = -1;
 	p->gen++;
 	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	rf_cc_index_del_pool(pool);
 	if (id >= 0) {
 		rf_cc_destroy_pool(id);
 		atomic64_inc(&rf_stats.cc_pools_destroyed);
@@ -622,10 +649,15 @@ int rf_cc_init(void)
 	unsigned int i;
 	int ret;
 
+	ret = rf_cc_index_init();
+	if (ret)
+		return ret;
 	rf_cc_op_pool = mempool_create_kmalloc_pool(RF_CC_OPS_MIN,
 						    sizeof(struct rf_cc_op));
-	if (!rf_cc_op_pool)
-		return -ENOMEM;
+	if (!rf_cc_op_pool) {
+		ret = -ENOMEM;
+		goto err_index;
+	}
 	rf_cc_slots = kcalloc(rf_cc_window, sizeof(*rf_cc_slots), GFP_KERNEL);
 	if (!rf_cc_slots) {
 		ret = -ENOMEM;
@@ -659,5 +691,7 @@ err_slots:
 	INIT_LIST_HEAD(&rf_cc_free);
 err_ops:
 	mempool_destroy(rf_cc_op_pool);
+err_index:
+	rf_cc_index_exit();
 	return ret;
 }

@@ -177,6 +177,7 @@ static void rf_debugfs_init(void)
 		{ "cc_gets", &rf_stats.cc_gets },
 		{ "cc_get_hits", &rf_stats.cc_get_hits },
 		{ "cc_get_misses", &rf_stats.cc_get_misses },
+		{ "cc_get_index_misses", &rf_stats.cc_get_index_misses },
 		{ "cc_get_failures", &rf_stats.cc_get_failures },
 		{ "cc_get_discarded", &rf_stats.cc_get_discarded },
 		{ "cc_flushes", &rf_stats.cc_flushes },
@@ -184,6 +185,7 @@ static void rf_debugfs_init(void)
 		{ "cc_pools_created", &rf_stats.cc_pools_created },
 		{ "cc_pools_destroyed", &rf_stats.cc_pools_destroyed },
 		{ "cc_pools_stale", &rf_stats.cc_pools_stale },
+		{ "cc_index_pages", &rf_stats.cc_index_pages },
 		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
 		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
 	};

@@ -58,6 +58,7 @@ struct rf_stats {
 	atomic64_t cc_gets;		/* GET_PAGE requests sent */
 	atomic64_t cc_get_hits;
 	atomic64_t cc_get_misses;
+	atomic64_t cc_get_index_misses;	/* ... of which not sent: not put */
 	atomic64_t cc_get_failures;	/* error status, bad reply, r2net */
 	atomic64_t cc_get_discarded;	/* came back after the pool went stale */
 	atomic64_t cc_flushes;
@@ -65,6 +66,7 @@ struct rf_stats {
 	atomic64_t cc_pools_created;
 	atomic64_t cc_pools_destroyed;
 	atomic64_t cc_pools_stale;
+	atomic64_t cc_index_pages;	/* pages the server may hold */
 	atomic64_t put_rtt_us_total;
 	atomic64_t put_rtt_us_max;
 	atomic64_t put_rtt_samples;
@@ -98,5 +100,15 @@ int rf_cc_init(void);
 void rf_cc_node_up(void);
 void rf_cc_node_down(void);
 void rf_cc_debugfs(struct dentry *dir);
+
+/* cc_index.c: which of them the server may hold. */
+struct tmem_handle;
+int rf_cc_index_add(int pool, const struct tmem_handle *h);
+bool rf_cc_index_has(int pool, const struct tmem_handle *h);
+void rf_cc_index_del(int pool, const struct tmem_handle *h);
+void rf_cc_index_del_object(int pool, const struct tmem_handle *h);
+void rf_cc_index_del_pool(int pool);
+int rf_cc_index_init(void);
+void rf_cc_index_exit(void);
 
 #endif /* RAMSTER_FRONTEND_H */

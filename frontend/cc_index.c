@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cc_index.c - which clean pages the memory server may hold.
+ *
+ * Without it every cleancache get is a round trip to the server, and most
+ * are for pages it never took: a file's first read, or pages whose put
+ * was dropped.  RAMster kept the tmem tree of its remote pages on the
+ * client; this keeps only the keys: per filesystem pool, a hash of
+ * objects {ino, generation}, each an xarray of the page indexes put.
+ *
+ * It holds every page the server may have (and maybe more), so a page
+ * not in it is a miss with no round trip:
+ *  - a page goes in before its put is queued; a put that cannot be
+ *    entered is dropped;
+ *  - it leaves when its flush is queued, when its object or pool is
+ *    flushed or destroyed, and when the server answers a get for it with
+ *    a miss, or with a hit in a private pool (those gets are exclusive).
+ * Pages the server dropped on its own stay until a get asks for them.
+ *
+ * ->put_page() and ->invalidate_page() run with interrupts off, so one
+ * irq-safe lock covers it all and allocations are GFP_ATOMIC.
+ */
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include "tmem_abi.h"
+#include "ramster_frontend.h"
+
+#define RF_CC_OBJ_BITS	10	/* 1024 chains of objects */
+
+struct rf_cc_obj {
+	struct hlist_node	node;
+	int			pool;
+	u64			ino;
+	u32			generation;
+	unsigned long		nr;	/* pages in it */
+	struct xarray		pages;	/* index -> xa_mk_value(0) */
+};
+
+static DEFINE_HASHTABLE(rf_cc_objs, RF_CC_OBJ_BITS);
+static DEFINE_SPINLOCK(rf_cc_index_lock);
+static struct kmem_cache *rf_cc_obj_cache;
+
+static u32 rf_cc_obj_hash(int pool, const struct tmem_handle *h)
+{
+	return hash_64(h->oid[0] ^ ((u64)h->oid[1] << 32) ^ pool,
+		       RF_CC_OBJ_BITS);
+}
+
+static struct rf_cc_obj *rf_cc_obj_find(int pool, const struct tmem_handle *h)
+{
+	struct rf_cc_obj *obj;
+
+	hash_for_each_possible(rf_cc_objs, obj, node, rf_cc_obj_hash(pool, h))
+		if (obj->pool == pool && obj->ino == h->oid[0] &&
+		    obj->generation == (u32)h->oid[1])
+			return obj;
+	return NULL;
+}
+
+static void rf_cc_obj_free(struct rf_cc_obj *obj)
+{
+	atomic64_sub(obj->nr, &rf_stats.cc_index_pages);
+	hash_del(&obj->node);
+	xa_destroy(&obj->pages);
+	kmem_cache_free(rf_cc_obj_cache, obj);
+}
+
+/* Enter a page about to be put; -ENOMEM: do not put it. */
+int rf_cc_index_add(int pool, const struct tmem_handle *h)
+{
+	struct rf_cc_obj *obj;
+	unsigned long flags;
+	void *old;
+	int ret = 0;
+
+	spin_lock_irqsave(&rf_cc_index_lock, flags);
+	obj = rf_cc_obj_find(pool, h);
+	if (!obj) {
+		obj = kmem_cache_alloc(rf_cc_obj_cache,
+				       GFP_ATOMIC | __GFP_NOWARN);
+		if (!obj) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		obj->pool = pool;
+		obj->ino = h->oid[0];
+		obj->generation = h->oid[1];
+		obj->nr = 0;
+		xa_init(&obj->pages);
+		hash_add(rf_cc_objs, &obj->node, rf_cc_obj_hash(pool, h));
+	}
+	old = xa_store(&obj->pages, h->index, xa_mk_value(0),
+		       GFP_ATOMIC | __GFP_NOWARN);
+	if (xa_is_err(old)) {
+		ret = xa_err(old);
+		if (xa_empty(&obj->pages))
+			rf_cc_obj_free(obj);
+	} else if (!old) {
+		obj->nr++;
+		atomic64_inc(&rf_stats.cc_index_pages);
+	}
+out:
+	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+	return ret;
+}
+
+/* May the server have this page? */
+bool rf_cc_index_has(int pool, const struct tmem_handle *h)
+{
+	struct rf_cc_obj *obj;
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&rf_cc_index_lock, flags);
+	obj = rf_cc_obj_find(pool, h);
+	ret = obj && xa_load(&obj->pages, h->index);
+	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+	return ret;
+}
+
+/* The server no longer has it, or will not once a queued flush is in. */
+void rf_cc_index_del(int pool, const struct tmem_handle *h)
+{
+	struct rf_cc_obj *obj;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rf_cc_index_lock, flags);
+	obj = rf_cc_obj_find(pool, h);
+	if (obj && xa_erase(&obj->pages, h->index)) {
+		obj->nr--;
+		atomic64_dec(&rf_stats.cc_index_pages);
+		if (xa_empty(&obj->pages))
+			rf_cc_obj_free(obj);
+	}
+	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+}
+
+/* The whole object {h->oid}: a FLUSH_OBJECT is queued. */
+void rf_cc_index_del_object(int pool, const struct tmem_handle *h)
+{
+	struct rf_cc_obj *obj;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rf_cc_index_lock, flags);
+	obj = rf_cc_obj_find(pool, h);
+	if (obj)
+		rf_cc_obj_free(obj);
+	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+}
+
+/* Every page of a pool that is destroyed or goes stale. */
+void rf_cc_index_del_pool(int pool)
+{
+	struct rf_cc_obj *obj;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	int bkt;
+
+	spin_lock_irqsave(&rf_cc_index_lock, flags);
+	hash_for_each_safe(rf_cc_objs, bkt, tmp, obj, node)
+		if (obj->pool == pool)
+			rf_cc_obj_free(obj);
+	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+}
+
+int rf_cc_index_init(void)
+{
+	rf_cc_obj_cache = KMEM_CACHE(rf_cc_obj, 0);
+	return rf_cc_obj_cache ? 0 : -ENOMEM;
+}
+
+void rf_cc_index_exit(void)
+{
+	struct rf_cc_obj *obj;
+	struct hlist_node *tmp;
+	int bkt;
+
+	hash_for_each_safe(rf_cc_objs, bkt, tmp, obj, node)
+		rf_cc_obj_free(obj);
+	kmem_cache_destroy(rf_cc_obj_cache);
+}
