@@ -106,6 +106,8 @@ serve_finish() {
 		not_up_for "$p" 10 6000
 		ok "node $p is done: r2net has not seen it up for 10 s"
 	done
+	# What is gone with the module: how many pages the store evicted.
+	evicted=$(cat /sys/kernel/debug/ramster_backend/evictions)
 	rmmod ramster_backend || fail "rmmod ramster_backend"
 	served_line=$(dmesg | grep 'ramster_backend: served:' | tail -n 1)
 	[ -n "$served_line" ] || fail "ramster_backend logged no 'served:' line"
@@ -123,5 +125,21 @@ served() {
 served_no_errors() {
 	for k in "$@"; do
 		[ "$(served $k)" = 0 ] || fail "$k is $(served $k): $served_line"
+	done
+}
+
+# swapcheck_until PUTS SECS: start "swapcheck pressure 512 1" in the
+# background (its pid in $sc, its output in /run/sc.out) and wait until
+# the frontend's remote_puts reaches PUTS; fail after SECS or if it ends.
+swapcheck_until() {
+	swapcheck pressure 512 1 > /run/sc.out 2>&1 &
+	sc=$!
+	t=0
+	until [ "$(cat /sys/kernel/debug/ramster_frontend/remote_puts)" -ge $1 ]; do
+		t=$((t + 1))
+		[ $t -le $(($2 * 2)) ] ||
+			fail "the servers took only $(cat /sys/kernel/debug/ramster_frontend/remote_puts) pages in $2 s"
+		kill -0 $sc 2>/dev/null || { cat /run/sc.out; fail "swapcheck ended early"; }
+		sleep 0.5
 	done
 }
