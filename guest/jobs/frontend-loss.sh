@@ -70,15 +70,7 @@ echo 0 > /proc/sys/vm/page-cluster
 swap_on
 insmod $ko/ramster_frontend.ko target=$srv cleancache=0 || fail "insmod ramster_frontend target=$srv"
 pool_ready 1
-swapcheck pressure 512 1 > /run/sc.out 2>&1 &
-sc=$!
-t=0
-until [ "$(c remote_puts)" -ge 20000 ]; do
-	t=$((t + 1))
-	[ $t -le 600 ] || fail "the server took only $(c remote_puts) pages in 600 s"
-	kill -0 $sc 2>/dev/null || { cat /run/sc.out; fail "swapcheck ended early"; }
-	sleep 0.5
-done
+swapcheck_until 20000 300
 ok "phase A running: node $srv holds $(c remote_puts) pages"
 wait_state $srv down 120
 ok "node $srv is down; the workload goes on"

@@ -66,15 +66,7 @@ until [ "$(grep -c "swap type 0 pool [0-9]" $fe/swap_pools)" = 2 ]; do
 done
 ok "$(tr '\n' ';' < $fe/swap_pools)"
 
-swapcheck pressure 512 1 > /run/sc.out 2>&1 &
-sc=$!
-t=0
-until [ "$(c remote_puts)" -ge 20000 ]; do
-	t=$((t + 1))
-	[ $t -le 1200 ] || fail "only $(c remote_puts) pages on both servers after 600 s"
-	kill -0 $sc 2>/dev/null || { cat /run/sc.out; fail "swapcheck ended early"; }
-	sleep 0.5
-done
+swapcheck_until 20000 600
 ok "replicate running: nodes $t1 and $t2 both hold $(c remote_puts) pages"
 wait_state $t1 down 120
 ok "node $t1 is down; the workload goes on"
