@@ -109,7 +109,9 @@ static void usage(FILE *f)
 "             remote_gets, remote_get_hits, remote_get_misses,\n"
 "             remote_flushes, window_hits, lost_loads), cleancache's\n"
 "             cc_puts, cc_put_failures, cc_puts_dropped, cc_gets,\n"
-"             cc_get_hits, cc_get_misses, cc_flushes, and the average and\n"
+"             cc_get_hits, cc_get_misses, cc_flushes, its index's\n"
+"             cc_get_index_misses (misses with no round trip) and\n"
+"             cc_index_pages (pages the server may hold), and the average and\n"
 "             largest round trips of puts and gets.  A counter that cannot\n"
 "             be read shows '-', one that is not a number '?'.  With -v,\n"
 "             every counter of every node, then every counter file of the\n"
@@ -1188,6 +1190,9 @@ static void st_frontend(const struct st_args *a)
 		"cc_puts", "cc_put_failures", "cc_puts_dropped", "cc_gets",
 		"cc_get_hits", "cc_get_misses", "cc_flushes", NULL
 	};
+	static const char *const cc_index[] = {
+		"cc_get_index_misses", "cc_index_pages", NULL
+	};
 	char dir[PATH_MAX], path[PATH_MAX], v[32], mode[32], target[96];
 	char *buf, *line, *save = NULL;
 	size_t i;
@@ -1228,6 +1233,8 @@ static void st_frontend(const struct st_args *a)
 			break;
 	if (cc[i])
 		print_counters(dir, cc);
+	if (file_exists(dir, cc_index[0]))
+		print_counters(dir, cc_index);
 	st_frontend_rtt(dir);
 }
 
