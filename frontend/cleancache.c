@@ -375,7 +375,7 @@ static int rf_cc_init_shared_fs(uuid_t *uuid, size_t pagesize)
 	return rf_cc_add_pool(!uuid_is_null(uuid), uuid);
 }
 
-/* The server's id of a usable pool, or -1; its generation, if shared. */
+/* The server's id of a usable pool, or -1; its generation; if shared. */
 static int rf_cc_server_id(int pool, unsigned int *gen, bool *shared)
 {
 	struct rf_cc_pool *p = &rf_cc_pools[pool];
