@@ -469,11 +469,18 @@ out:
 	return ret;
 }
 
-/* i_pages lock held, interrupts off: only queue. */
+/*
+ * i_pages lock held, interrupts off: only queue.  A put that cannot go
+ * must not leave an older copy of the page on the server: the page may
+ * have been written over without being read, and the index may still
+ * hold its earlier put.  So a dropped put becomes a flush of the page,
+ * or, with no request to spare, makes the pool stale.
+ */
 static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 			   pgoff_t index, struct page *page)
 {
 	struct rf_cc_slot *slot;
+	struct tmem_handle h;
 	struct rf_cc_op *op;
 	unsigned long flags;
 	int id;
@@ -483,35 +490,44 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 	/* Not r2net_node_connected(): its lock is not for irqs-off. */
 	id = rf_cc_server_id(pool, NULL, NULL);
 	if (id < 0 || !READ_ONCE(rf_cc_up)) {
+		/* The pool is stale or has no pages on the server. */
 		atomic64_inc(&rf_stats.cc_puts_dropped);
 		return;
 	}
+	rf_cc_handle(&h, id, key, index);
 	op = mempool_alloc(rf_cc_op_pool, GFP_ATOMIC | __GFP_NOWARN);
 	if (!op) {
 		atomic64_inc(&rf_stats.cc_puts_dropped);
+		if (rf_cc_index_has(pool, &h))
+			rf_cc_stale(pool);
 		return;
 	}
+	op->pool = pool;
+	op->h = h;
 	spin_lock_irqsave(&rf_cc_lock, flags);
 	slot = list_first_entry_or_null(&rf_cc_free, struct rf_cc_slot, free);
 	if (slot)
 		list_del(&slot->free);
 	spin_unlock_irqrestore(&rf_cc_lock, flags);
-	if (!slot) {
-		mempool_free(op, rf_cc_op_pool);
-		atomic64_inc(&rf_stats.cc_puts_dropped);
-		return;
-	}
-	rf_cc_handle(&op->h, id, key, index);
 	/* In the index before the server can have it. */
-	if (rf_cc_index_add(pool, &op->h)) {
+	if (slot && rf_cc_index_add(pool, &h)) {
 		rf_cc_slot_give(slot);
-		mempool_free(op, rf_cc_op_pool);
+		slot = NULL;
+	}
+	if (!slot) {
 		atomic64_inc(&rf_stats.cc_puts_dropped);
+		if (!rf_cc_index_has(pool, &h)) {
+			mempool_free(op, rf_cc_op_pool);
+			return;
+		}
+		rf_cc_index_del(pool, &h);
+		op->msg = R2NET_MSG_TMEM_FLUSH_PAGE;
+		op->slot = NULL;
+		rf_cc_queue_op(op);
 		return;
 	}
 	copy_highpage(slot->page, page);
 	op->msg = R2NET_MSG_TMEM_PUT_PAGE;
-	op->pool = pool;
 	op->slot = slot;
 	rf_cc_queue_op(op);
 }
