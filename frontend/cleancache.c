@@ -73,6 +73,8 @@ struct rf_cc_op {
 };
 
 static struct rf_cc_pool rf_cc_pools[RF_CC_POOLS];
+/* Each pool's last get, under rf_cc_mutex: is the reader going in order? */
+static struct tmem_handle rf_cc_last[RF_CC_POOLS];
 static DEFINE_SPINLOCK(rf_cc_lock);	/* pools, queue, free slots */
 static LIST_HEAD(rf_cc_queue);
 static struct rf_cc_slot *rf_cc_slots;
@@ -109,6 +111,7 @@ static void rf_cc_make_stale(struct rf_cc_pool *p)
 		p->stale = true;
 		p->gen++;
 		rf_cc_index_del_pool(p - rf_cc_pools);
+		rf_cc_pf_forget_pool(p - rf_cc_pools);
 		atomic64_inc(&rf_stats.cc_pools_stale);
 	}
 }
@@ -393,6 +396,128 @@ static int rf_cc_server_id(int pool, unsigned int *gen, bool *shared)
 	return id;
 }
 
+/* ---- gets ---- */
+
+/* The answer to a GET sent ahead (or for the page asked for). */
+static void rf_cc_fetch_done(void *arg, int err, s32 status,
+			     const void *data, u32 len)
+{
+	struct rf_pf_entry *e = arg;
+	const struct tmem_handle *want;
+	struct tmem_handle got;
+	const u8 *pg;
+	int pool;
+
+	want = rf_cc_pf_handle(e, &pool);
+	if (err) {
+		atomic64_inc(&rf_stats.cc_get_failures);
+		rf_cc_stale(pool);
+		rf_cc_pf_fill(e, NULL);
+		return;
+	}
+	/* A miss: the entry left the index when its GET was sent. */
+	if (status == 0 && len == 0) {
+		rf_cc_pf_fill(e, NULL);
+		return;
+	}
+	if (status == -TMEM_ENODEV)
+		rf_cc_stale(pool);
+	if (status != 1 ||
+	    r2net_tmem_page_decode(&got, &pg, data, len) != R2NET_ACCEPT ||
+	    memcmp(&got, want, sizeof(got))) {
+		atomic64_inc(&rf_stats.cc_get_failures);
+		rf_cc_pf_fill(e, NULL);
+		return;
+	}
+	rf_cc_pf_fill(e, pg);
+}
+
+/* Under rf_cc_mutex, with the queue drained. */
+static void rf_cc_fetch(struct rf_pf_entry *e)
+{
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	int err;
+
+	tmem_handle_to_le(&w, rf_cc_pf_handle(e, NULL));
+	atomic64_inc(&rf_stats.cc_gets);
+	err = r2net_send_async(rf_target, R2NET_MSG_TMEM_GET_PAGE, RF_KEY,
+			       &vec, 1, rf_timeout_ms, rf_cc_fetch_done, e);
+	if (err)
+		rf_cc_fetch_done(e, err, 0, NULL, 0);
+}
+
+/*
+ * A private pool's get: ask for the page and, if the reader goes in order
+ * (this page was fetched ahead, or follows the pool's last get), for the
+ * next cc_prefetch pages the index has, without waiting; then wait for
+ * the page.  0: a hit, -1: a miss, -EAGAIN: no entry was free, ask the
+ * slow way.
+ */
+static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
+			   const struct cleancache_filekey *key, pgoff_t index,
+			   struct page *page)
+{
+	struct rf_pf_entry *e;
+	struct tmem_handle h;
+	bool drained = false;
+	bool ahead;
+	u64 i, last;
+	int ret;
+
+	rf_cc_handle(&h, id, key, index);
+	ahead = rf_cc_pf_has(pool, &h);
+	if (!ahead && !rf_cc_index_has(pool, &h)) {
+		atomic64_inc(&rf_stats.cc_get_misses);
+		atomic64_inc(&rf_stats.cc_get_index_misses);
+		return -1;
+	}
+	mutex_lock(&rf_cc_mutex);
+	last = index;
+	if (ahead || (!memcmp(rf_cc_last[pool].oid, h.oid, sizeof(h.oid)) &&
+		      rf_cc_last[pool].index + 1 == index))
+		last = min_t(u64, (u64)index + rf_cc_prefetch, U32_MAX);
+	rf_cc_last[pool] = h;
+	for (i = index; i <= last; i++) {
+		rf_cc_handle(&h, id, key, i);
+		if (!rf_cc_index_has(pool, &h))
+			continue;
+		e = rf_cc_pf_reserve(pool, gen, &h);
+		if (e == ERR_PTR(-ENOSPC))
+			break;
+		if (IS_ERR(e))
+			continue;
+		/* The server gives it up to this GET: exclusive. */
+		rf_cc_index_del(pool, &h);
+		if (!drained) {
+			/* Everything queued before reaches the server first. */
+			rf_cc_drain_locked();
+			drained = true;
+		}
+		if (i != index)
+			atomic64_inc(&rf_stats.cc_prefetches);
+		rf_cc_fetch(e);
+	}
+	mutex_unlock(&rf_cc_mutex);
+
+	rf_cc_handle(&h, id, key, index);
+	ret = rf_cc_pf_take(pool, gen, &h, page);
+	if (ret == 0) {
+		atomic64_inc(&rf_stats.cc_get_hits);
+		if (ahead)
+			atomic64_inc(&rf_stats.cc_prefetch_hits);
+		return 0;
+	}
+	if (ret == -ESTALE) {
+		atomic64_inc(&rf_stats.cc_get_discarded);
+		return -1;
+	}
+	if (!ahead && rf_cc_index_has(pool, &h))
+		return -EAGAIN;
+	atomic64_inc(&rf_stats.cc_get_misses);
+	return -1;
+}
+
 static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 			  pgoff_t index, struct page *page)
 {
@@ -412,6 +537,12 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	if (id < 0) {
 		atomic64_inc(&rf_stats.cc_get_misses);
 		return -1;
+	}
+	if (!shared && rf_cc_prefetch) {
+		ret = rf_cc_get_ahead(pool, id, gen, key, index, page);
+		if (ret != -EAGAIN)
+			return ret;
+		ret = -1;
 	}
 	rf_cc_handle(&want, id, key, index);
 	if (!rf_cc_index_has(pool, &want)) {
@@ -500,7 +631,7 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 		atomic64_inc(&rf_stats.cc_puts_dropped);
 		if (rf_cc_index_has(pool, &h))
 			rf_cc_stale(pool);
-		return;
+		goto forget;
 	}
 	op->pool = pool;
 	op->h = h;
@@ -518,18 +649,21 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 		atomic64_inc(&rf_stats.cc_puts_dropped);
 		if (!rf_cc_index_has(pool, &h)) {
 			mempool_free(op, rf_cc_op_pool);
-			return;
+			goto forget;
 		}
 		rf_cc_index_del(pool, &h);
 		op->msg = R2NET_MSG_TMEM_FLUSH_PAGE;
 		op->slot = NULL;
 		rf_cc_queue_op(op);
-		return;
+		goto forget;
 	}
 	copy_highpage(slot->page, page);
 	op->msg = R2NET_MSG_TMEM_PUT_PAGE;
 	op->slot = slot;
 	rf_cc_queue_op(op);
+forget:
+	/* After the queueing: see cc_prefetch.c. */
+	rf_cc_pf_forget(pool, &h);
 }
 
 /* A flush; if it cannot be queued, the whole pool goes stale instead. */
@@ -537,6 +671,7 @@ static void rf_cc_flush(int pool, u16 msg,
 			const struct cleancache_filekey *key, pgoff_t index,
 			gfp_t gfp)
 {
+	struct tmem_handle h;
 	struct rf_cc_op *op;
 	int id;
 
@@ -558,11 +693,17 @@ static void rf_cc_flush(int pool, u16 msg,
 	op->pool = pool;
 	op->slot = NULL;
 	rf_cc_handle(&op->h, id, key, index);
+	rf_cc_handle(&h, id, key, index);
 	if (msg == R2NET_MSG_TMEM_FLUSH_PAGE)
-		rf_cc_index_del(pool, &op->h);
+		rf_cc_index_del(pool, &h);
 	else
-		rf_cc_index_del_object(pool, &op->h);
+		rf_cc_index_del_object(pool, &h);
 	rf_cc_queue_op(op);
+	/* After the queueing: see cc_prefetch.c. */
+	if (msg == R2NET_MSG_TMEM_FLUSH_PAGE)
+		rf_cc_pf_forget(pool, &h);
+	else
+		rf_cc_pf_forget_object(pool, &h);
 }
 
 static void rf_cc_invalidate_page(int pool,
@@ -598,6 +739,7 @@ static void rf_cc_invalidate_fs(int pool)
 	p->gen++;
 	spin_unlock_irqrestore(&rf_cc_lock, flags);
 	rf_cc_index_del_pool(pool);
+	rf_cc_pf_forget_pool(pool);
 	if (id >= 0) {
 		rf_cc_destroy_pool(id);
 		atomic64_inc(&rf_stats.cc_pools_destroyed);
@@ -668,11 +810,15 @@ int rf_cc_init(void)
 	ret = rf_cc_index_init();
 	if (ret)
 		return ret;
+	/* The pages in flight ahead, and as many waiting to be read. */
+	ret = rf_cc_pf_init(rf_cc_prefetch ? 2 * (rf_cc_prefetch + 1) : 0);
+	if (ret)
+		goto err_index;
 	rf_cc_op_pool = mempool_create_kmalloc_pool(RF_CC_OPS_MIN,
 						    sizeof(struct rf_cc_op));
 	if (!rf_cc_op_pool) {
 		ret = -ENOMEM;
-		goto err_index;
+		goto err_pf;
 	}
 	rf_cc_slots = kcalloc(rf_cc_window, sizeof(*rf_cc_slots), GFP_KERNEL);
 	if (!rf_cc_slots) {
@@ -707,6 +853,8 @@ err_slots:
 	INIT_LIST_HEAD(&rf_cc_free);
 err_ops:
 	mempool_destroy(rf_cc_op_pool);
+err_pf:
+	rf_cc_pf_exit();
 err_index:
 	rf_cc_index_exit();
 	return ret;

@@ -55,6 +55,10 @@ static unsigned int cc_window = 512;
 module_param(cc_window, uint, 0444);
 MODULE_PARM_DESC(cc_window, "cleancache puts queued at once (1..1024; more are dropped)");
 
+static unsigned int cc_prefetch = 32;
+module_param(cc_prefetch, uint, 0444);
+MODULE_PARM_DESC(cc_prefetch, "cleancache gets sent ahead of a reader, for the next pages the server has (0..256; 0: each get waits for its page alone)");
+
 static unsigned int window = 32;
 module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "Swap stores in flight at once in writethrough mode (0: each waits for the server; at most 1024)");
@@ -65,6 +69,7 @@ enum rf_mode rf_mode;
 unsigned int rf_timeout_ms;
 unsigned int rf_window;
 unsigned int rf_cc_window;
+unsigned int rf_cc_prefetch;
 struct rf_stats rf_stats;
 
 static const char * const rf_mode_names[] = {
@@ -186,6 +191,9 @@ static void rf_debugfs_init(void)
 		{ "cc_pools_destroyed", &rf_stats.cc_pools_destroyed },
 		{ "cc_pools_stale", &rf_stats.cc_pools_stale },
 		{ "cc_index_pages", &rf_stats.cc_index_pages },
+		{ "cc_prefetches", &rf_stats.cc_prefetches },
+		{ "cc_prefetch_hits", &rf_stats.cc_prefetch_hits },
+		{ "cc_prefetch_unused", &rf_stats.cc_prefetch_unused },
 		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
 		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
 	};
@@ -261,6 +269,11 @@ static int __init rf_check_params(void)
 		pr_err("cc_window=%u: give 1..%u\n", cc_window, RF_WINDOW_MAX);
 		return -EINVAL;
 	}
+	if (cleancache && cc_prefetch > RF_CC_PREFETCH_MAX) {
+		pr_err("cc_prefetch=%u: give 0..%u\n", cc_prefetch,
+		       RF_CC_PREFETCH_MAX);
+		return -EINVAL;
+	}
 	if (!frontswap && !cleancache) {
 		pr_err("frontswap=0 and cleancache=0: nothing to do\n");
 		return -EINVAL;
@@ -269,6 +282,7 @@ static int __init rf_check_params(void)
 	rf_timeout_ms = timeout_ms;
 	rf_window = window;
 	rf_cc_window = cc_window;
+	rf_cc_prefetch = cc_prefetch;
 	return 0;
 }
 
@@ -294,13 +308,13 @@ static int __init rf_init(void)
 	/* Calls rf_node_up() at once if the target is connected already. */
 	r2net_register_node_ops(&rf_node_ops);
 
-	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s\n",
+	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s, prefetch %u\n",
 		rf_target,
 		r2net_node_connected(rf_target) ? "connected" :
 						  "not connected yet",
 		rf_mode_names[rf_mode], frontswap ? "on" : "off",
 		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0,
-		cleancache ? "on" : "off");
+		cleancache ? "on" : "off", cleancache ? rf_cc_prefetch : 0);
 	if (rf_mode == RF_MODE_REPLICATE)
 		pr_info("swap pages also on node %u (%s)\n", rf_replica,
 			r2net_node_connected(rf_replica) ? "connected" :

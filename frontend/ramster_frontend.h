@@ -12,6 +12,7 @@
 struct dentry;
 
 #define RF_WINDOW_MAX	1024	/* module parameter "window" */
+#define RF_CC_PREFETCH_MAX 256	/* module parameter "cc_prefetch" */
 
 /* What happens to swap pages the memory server holds (module "mode"). */
 enum rf_mode {
@@ -29,6 +30,7 @@ extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
+extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
 
 /* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
 struct rf_stats {
@@ -67,6 +69,9 @@ struct rf_stats {
 	atomic64_t cc_pools_destroyed;
 	atomic64_t cc_pools_stale;
 	atomic64_t cc_index_pages;	/* pages the server may hold */
+	atomic64_t cc_prefetches;	/* GETs sent ahead of the reader */
+	atomic64_t cc_prefetch_hits;	/* gets answered by those */
+	atomic64_t cc_prefetch_unused;	/* ... pages dropped unread */
 	atomic64_t put_rtt_us_total;
 	atomic64_t put_rtt_us_max;
 	atomic64_t put_rtt_samples;
@@ -110,5 +115,21 @@ void rf_cc_index_del_object(int pool, const struct tmem_handle *h);
 void rf_cc_index_del_pool(int pool);
 int rf_cc_index_init(void);
 void rf_cc_index_exit(void);
+
+/* cc_prefetch.c: pages fetched ahead of the reader. */
+struct rf_pf_entry;
+struct page;
+bool rf_cc_pf_has(int pool, const struct tmem_handle *h);
+struct rf_pf_entry *rf_cc_pf_reserve(int pool, unsigned int gen,
+				     const struct tmem_handle *h);
+const struct tmem_handle *rf_cc_pf_handle(struct rf_pf_entry *e, int *pool);
+void rf_cc_pf_fill(struct rf_pf_entry *e, const void *data);
+int rf_cc_pf_take(int pool, unsigned int gen, const struct tmem_handle *h,
+		  struct page *page);
+void rf_cc_pf_forget(int pool, const struct tmem_handle *h);
+void rf_cc_pf_forget_object(int pool, const struct tmem_handle *h);
+void rf_cc_pf_forget_pool(int pool);
+int rf_cc_pf_init(unsigned int nr);
+void rf_cc_pf_exit(void);
 
 #endif /* RAMSTER_FRONTEND_H */

@@ -84,7 +84,8 @@ counters() {
 	for k in cc_puts cc_put_failures cc_puts_dropped cc_gets cc_get_hits \
 		cc_get_misses cc_get_index_misses cc_get_failures \
 		cc_get_discarded cc_flushes cc_flush_failures cc_pools_stale \
-		cc_index_pages; do
+		cc_index_pages cc_prefetches cc_prefetch_hits \
+		cc_prefetch_unused; do
 		echo "$k $(c $k)"
 	done
 	echo "kernel: $(for k in succ_gets failed_gets puts invalidates inode_invalidates; do
@@ -109,7 +110,7 @@ pool_ready() {
 mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb"
 insmod $ko/ramster_frontend.ko target=$srv frontswap=0 ||
 	fail "insmod ramster_frontend target=$srv frontswap=0"
-dmesg | grep -q "ramster_frontend: .*frontswap off, window 32, cleancache on" ||
+dmesg | grep -q "ramster_frontend: .*frontswap off, window 32, cleancache on, prefetch 32" ||
 	fail "no boot-log line saying cleancache is on"
 pool_ready 1
 ok "$(cat $fe/cleancache_pools) on node $srv (the filesystem was mounted first)"
@@ -129,13 +130,17 @@ ok "first read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $(c cc_pu
 # The server never took most of them: the index says so, with no round trip.
 [ $im -ge $((files * pages / 2)) ] ||
 	fail "only $im of the first read's $((files * pages)) gets were answered by the index"
-hits=$(c cc_get_hits) sent=$(c cc_gets) t0=$(now_ms)
+hits=$(c cc_get_hits) sent=$(c cc_gets) ph=$(c cc_prefetch_hits) t0=$(now_ms)
 for f in $(seq 1 $files); do verify f$f $f $pages 1; done
 hits=$(($(c cc_get_hits) - hits)) sent=$(($(c cc_gets) - sent))
-ok "second read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $hits pages came from node $srv, of $sent asked for"
+ph=$(($(c cc_prefetch_hits) - ph))
+ok "second read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $hits pages came from node $srv, of $sent asked for; $ph of them fetched ahead"
 counters
 [ $hits -ge $((files * pages / 32)) ] ||
 	fail "only $hits of $((files * pages)) pages came back from the server, of $sent asked for"
+# A file read in order: most pages were asked for before the reader came.
+[ $ph -ge $((hits / 2)) ] ||
+	fail "only $ph of the $hits pages that came back were fetched ahead"
 
 # Coherence.  Each time: read (the pages may be on the server after the
 # drop), change the file, drop, read back every page.
@@ -161,6 +166,20 @@ fcheck write $d/f3 33 0 $pages 1 || fail "write a new f3"
 drop
 verify f3 33 $pages 1
 ok "f3 deleted and made again (an inode number may come back) reads back new"
+
+# Pages fetched ahead and not read yet, then written over: the reader
+# stops half way, so the next pages wait on the client, fetched ahead.
+fcheck write $d/half 5 0 256 1 || fail "write half"
+drop; verify half 5 256 1; drop
+un=$(c cc_prefetch_unused) ph=$(c cc_prefetch_hits)
+dd if=$d/half of=/dev/null bs=4096 count=128 2>/dev/null || fail "read half"
+fcheck write $d/half 5 128 128 2 || fail "overwrite half"
+drop
+verify half 5 256 1 128 128 2
+un=$(($(c cc_prefetch_unused) - un)) ph=$(($(c cc_prefetch_hits) - ph))
+ok "a file read half way ($ph pages fetched ahead and read), written over and read back new; $un pages fetched ahead were dropped unread"
+[ $ph -ge 1 ] && [ $un -ge 1 ] ||
+	fail "file read half way: no page was fetched ahead ($ph read, $un dropped unread): nothing tested"
 
 verify f4 4 $pages 1; drop
 mv $d/f4 $d/f4.renamed

@@ -233,7 +233,8 @@ counters "$f" remote_puts=196608 remote_put_failures=0 remote_gets=50000 \
 	remote_flushes=4 remote_in_flight=0 window_hits=7 window_lost=0 \
 	lost_loads=0 pools_created=1 cc_puts=300 cc_put_failures=1 \
 	cc_puts_dropped=2 cc_gets=40 cc_get_hits=30 cc_get_misses=10 \
-	cc_flushes=6 cc_get_index_misses=8 cc_index_pages=250 unregister=0 \
+	cc_flushes=6 cc_get_index_misses=8 cc_index_pages=250 \
+	cc_prefetches=20 cc_prefetch_hits=17 cc_prefetch_unused=3 unregister=0 \
 	put_rtt_us_max=9000
 printf 'swap type 0 pool 3 node 0\nswap type 1 pool -1 node 0\n' >"$f/swap_pools"
 printf 'fs pool 0 server pool 4 private\n' >"$f/cleancache_pools"
@@ -261,6 +262,8 @@ echo "$out" | grep -qx "  cc_puts 300  cc_put_failures 1  cc_puts_dropped 2  cc_
 	bad "the client's cleancache counters: $out"
 echo "$out" | grep -qx "  cc_get_index_misses 8  cc_index_pages 250" ||
 	bad "the client's cleancache index: $out"
+echo "$out" | grep -qx "  cc_prefetches 20  cc_prefetch_hits 17  cc_prefetch_unused 3" ||
+	bad "the client's cleancache reads ahead: $out"
 echo "$out" | grep -qx "  rtt  put avg_us 800 max_us 9000  get avg_us 700 max_us 5000" ||
 	bad "the client's round trips: $out"
 st_run -v

@@ -111,11 +111,12 @@ static void usage(FILE *f)
 "             cc_puts, cc_put_failures, cc_puts_dropped, cc_gets,\n"
 "             cc_get_hits, cc_get_misses, cc_flushes, its index's\n"
 "             cc_get_index_misses (misses with no round trip) and\n"
-"             cc_index_pages (pages the server may hold), and the average and\n"
-"             largest round trips of puts and gets.  A counter that cannot\n"
-"             be read shows '-', one that is not a number '?'.  With -v,\n"
-"             every counter of every node, then every counter file of the\n"
-"             two modules.\n"
+"             cc_index_pages (pages the server may hold), the pages fetched\n"
+"             ahead (cc_prefetches, cc_prefetch_hits, cc_prefetch_unused),\n"
+"             and the average and largest round trips of puts and gets.\n"
+"             A counter that cannot be read shows '-', one that is not a\n"
+"             number '?'.  With -v, every counter of every node, then every\n"
+"             counter file of the two modules.\n"
 "\n"
 "Exit status: 0 done, 1 failed (nothing left half configured),\n"
 "2 bad usage or bad CONF (errors name FILE:LINE).\n");
@@ -1193,6 +1194,9 @@ static void st_frontend(const struct st_args *a)
 	static const char *const cc_index[] = {
 		"cc_get_index_misses", "cc_index_pages", NULL
 	};
+	static const char *const cc_prefetch[] = {
+		"cc_prefetches", "cc_prefetch_hits", "cc_prefetch_unused", NULL
+	};
 	char dir[PATH_MAX], path[PATH_MAX], v[32], mode[32], target[96];
 	char *buf, *line, *save = NULL;
 	size_t i;
@@ -1235,6 +1239,8 @@ static void st_frontend(const struct st_args *a)
 		print_counters(dir, cc);
 	if (file_exists(dir, cc_index[0]))
 		print_counters(dir, cc_index);
+	if (file_exists(dir, cc_prefetch[0]))
+		print_counters(dir, cc_prefetch);
 	st_frontend_rtt(dir);
 }
 
