@@ -189,7 +189,8 @@ info=$(cat "$state/info.txt")
 	echo "like the swap disk) are written, the filesystem is mounted anew, and the files"
 	echo "are read twice, every page checked.  scan-cc has the frontend's cleancache"
 	echo "(frontswap off): pages the first read evicts go to the memory server, the"
-	echo "second read gets them back.  Median of $runs run(s)."
+	echo "second read gets them back, each file's next 32 pages (cc_prefetch) asked"
+	echo "for ahead of the reader.  Median of $runs run(s)."
 	echo
 	echo "| config | MiB | first read s | second read s | second read, scan / scan-cc | cleancache hits | disk MiB read, second read |"
 	echo "|---|---:|---:|---:|---:|---:|---:|"
