@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kshim.c - the userspace kernel shim's pages, maps, locks and warnings;
- * see kshim.h.
+ * kshim.c - the userspace kernel shim's pages, maps, locks, allocations,
+ * waits and warnings; see kshim.h.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kshim.h"
 
@@ -15,6 +17,8 @@ static pthread_mutex_t kshim_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct kshim_counts kshim;
 static struct page kshim_held = { .prev = &kshim_held, .next = &kshim_held };
 static long kshim_fail;
+static long kshim_fail_skip;
+static long kshim_kfail;
 static bool kshim_is_quiet;
 
 static __thread struct page *kshim_maps[KSHIM_MAX_MAPS];
@@ -29,6 +33,11 @@ static void kshim_error(const char *fmt, const char *what)
 	fprintf(stderr, "kshim: error: ");
 	fprintf(stderr, fmt, what);
 	fputc('\n', stderr);
+}
+
+void kshim_misuse(const char *what)
+{
+	kshim_error("%s", what);
 }
 
 void kshim_warn(const char *cond, const char *file, int line)
@@ -49,7 +58,9 @@ struct page *alloc_page(gfp_t flags)
 		kshim_error("%s with a spinlock held", __func__);
 	pthread_mutex_lock(&kshim_mutex);
 	kshim.last_flags = flags;
-	if (kshim_fail > 0) {
+	if (kshim_fail > 0 && kshim_fail_skip > 0) {
+		kshim_fail_skip--;
+	} else if (kshim_fail > 0) {
 		kshim_fail--;
 		kshim.allocs_failed++;
 		pthread_mutex_unlock(&kshim_mutex);
@@ -130,14 +141,42 @@ void kunmap_local(const void *addr)
 	kshim_nr_maps--;
 }
 
+void *kcalloc(size_t n, size_t size, gfp_t flags)
+{
+	void *p;
+
+	(void)flags;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	pthread_mutex_lock(&kshim_mutex);
+	if (kshim_kfail > 0) {
+		kshim_kfail--;
+		kshim.kallocs_failed++;
+		pthread_mutex_unlock(&kshim_mutex);
+		return NULL;
+	}
+	pthread_mutex_unlock(&kshim_mutex);
+	p = calloc(n ? n : 1, size ? size : 1);
+	if (p) {
+		pthread_mutex_lock(&kshim_mutex);
+		kshim.objects_held++;
+		pthread_mutex_unlock(&kshim_mutex);
+	}
+	return p;
+}
+
 void *kzalloc(size_t size, gfp_t flags)
 {
-	(void)flags;
-	return calloc(1, size);
+	return kcalloc(1, size, flags);
 }
 
 void kfree(const void *p)
 {
+	if (!p)
+		return;
+	pthread_mutex_lock(&kshim_mutex);
+	kshim.objects_held--;
+	pthread_mutex_unlock(&kshim_mutex);
 	free((void *)p);
 }
 
@@ -165,6 +204,28 @@ void spin_unlock(spinlock_t *lock)
 	pthread_mutex_unlock(&lock->mutex);
 }
 
+void kshim_might_sleep(const char *what)
+{
+	if (kshim_nr_locks)
+		kshim_error("%s with a spinlock held", what);
+}
+
+void kshim_wait_poll(void)
+{
+	pthread_mutex_lock(&kshim_mutex);
+	kshim.waits++;
+	pthread_mutex_unlock(&kshim_mutex);
+	usleep(100);
+}
+
+void kshim_wake_up(const void *wq)
+{
+	(void)wq;
+	pthread_mutex_lock(&kshim_mutex);
+	kshim.wakeups++;
+	pthread_mutex_unlock(&kshim_mutex);
+}
+
 void kshim_get_counts(struct kshim_counts *counts)
 {
 	pthread_mutex_lock(&kshim_mutex);
@@ -174,8 +235,21 @@ void kshim_get_counts(struct kshim_counts *counts)
 
 void kshim_fail_allocs(long n)
 {
+	kshim_fail_allocs_after(0, n);
+}
+
+void kshim_fail_allocs_after(long skip, long n)
+{
 	pthread_mutex_lock(&kshim_mutex);
+	kshim_fail_skip = skip;
 	kshim_fail = n;
+	pthread_mutex_unlock(&kshim_mutex);
+}
+
+void kshim_fail_kallocs(long n)
+{
+	pthread_mutex_lock(&kshim_mutex);
+	kshim_kfail = n;
 	pthread_mutex_unlock(&kshim_mutex);
 }
 

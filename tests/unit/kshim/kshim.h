@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kshim.h - just enough of the kernel for backend-node/xvmalloc.c to build
- * and run in userspace (tests/unit/xvmalloc_test.c), and to be checked
- * while it runs:
+ * kshim.h - just enough of the kernel for backend-node/xvmalloc.c and
+ * frontend/cc_prefetch.c to build and run in userspace
+ * (tests/unit/xvmalloc_test.c, prefetch_test.c), and to be checked while
+ * they run:
  *
  *  - a struct page is a malloc'd, page-aligned PAGE_SIZE buffer, filled
  *    with garbage when allocated; alloc_page() and __free_page() keep the
@@ -10,10 +11,15 @@
  *    that is not held is an error (not freed);
  *  - kmap_local_page() is page_address(), but maps are kept on a stack and
  *    kunmap_local() must unmap the most recent one;
- *  - spinlocks are pthread mutexes; alloc_page() with one held is an error
- *    (the kernel's page allocator may sleep), and so is taking or dropping
- *    one with a page mapped (stricter than the kernel: xvmalloc maps pages
- *    only inside its lock);
+ *  - spinlocks are pthread mutexes (the irqsave ones too); alloc_page()
+ *    or wait_event() with one held is an error (both may sleep), and so is
+ *    taking or dropping one with a page mapped (stricter than the kernel:
+ *    xvmalloc maps pages only inside its lock);
+ *  - kzalloc() and kcalloc() are counted like pages, and can be made to
+ *    fail like alloc_page();
+ *  - wait_event() polls its condition (100 us apart), wake_up_all() only
+ *    counts (linux/wait.h); lists check themselves as with
+ *    CONFIG_DEBUG_LIST (linux/list.h);
  *  - WARN_ON_ONCE() and WARN_ON() print and count every time.
  *
  * Errors print a line and are counted in kshim_counts.errors; the test
@@ -27,10 +33,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "linux/compiler.h"	/* READ_ONCE(), WRITE_ONCE() */
+
 typedef unsigned char u8;
 typedef unsigned short u16;
 typedef unsigned int u32;
 typedef unsigned long long u64;
+typedef long long s64;
 #define __bitwise
 typedef unsigned int __bitwise gfp_t;
 
@@ -73,6 +82,8 @@ static inline void __clear_bit(unsigned long nr, unsigned long *addr)
 }
 
 void kshim_warn(const char *cond, const char *file, int line);
+/* Misuse of the kernel's API that the shim's headers catch: an error. */
+void kshim_misuse(const char *what);
 
 #define WARN_ON(c) ({							\
 	bool __warned = !!(c);						\
@@ -110,6 +121,7 @@ void *kmap_local_page(struct page *page);
 void kunmap_local(const void *addr);
 
 void *kzalloc(size_t size, gfp_t flags);
+void *kcalloc(size_t n, size_t size, gfp_t flags);
 void kfree(const void *p);
 
 struct kshim_spinlock {
@@ -118,9 +130,29 @@ struct kshim_spinlock {
 
 #define spinlock_t struct kshim_spinlock
 
+#define DEFINE_SPINLOCK(x)	spinlock_t x = { PTHREAD_MUTEX_INITIALIZER }
+
 void spin_lock_init(spinlock_t *lock);
 void spin_lock(spinlock_t *lock);
 void spin_unlock(spinlock_t *lock);
+
+/* Interrupts mean nothing here: the flags are only set and read. */
+#define spin_lock_irqsave(lock, flags)					\
+	do {								\
+		(flags) = 0;						\
+		spin_lock(lock);					\
+	} while (0)
+#define spin_unlock_irqrestore(lock, flags)				\
+	do {								\
+		(void)(flags);						\
+		spin_unlock(lock);					\
+	} while (0)
+
+/* For linux/wait.h: an error if the caller holds a spinlock. */
+void kshim_might_sleep(const char *what);
+/* One wait of wait_event(): about 100 us. */
+void kshim_wait_poll(void);
+void kshim_wake_up(const void *wq);
 
 /* The shim's state, for the test. */
 struct kshim_counts {
@@ -128,6 +160,10 @@ struct kshim_counts {
 	long pages_allocated;	/* by alloc_page(), ever */
 	long pages_freed;	/* by __free_page(), ever */
 	long allocs_failed;	/* alloc_page() failures injected */
+	long objects_held;	/* by kzalloc() or kcalloc(), not freed */
+	long kallocs_failed;	/* their failures injected */
+	long waits;		/* polls of wait_event() that slept */
+	long wakeups;		/* wake_up_all() calls */
 	long warnings;		/* WARN_ON*() that fired */
 	long errors;		/* misuse of the shim's API */
 	gfp_t last_flags;	/* of the last alloc_page() */
@@ -136,6 +172,10 @@ struct kshim_counts {
 void kshim_get_counts(struct kshim_counts *counts);
 /* Make the next n calls of alloc_page() fail. */
 void kshim_fail_allocs(long n);
+/* Let the next skip calls of alloc_page() succeed, then fail n. */
+void kshim_fail_allocs_after(long skip, long n);
+/* Make the next n calls of kzalloc() or kcalloc() fail. */
+void kshim_fail_kallocs(long n);
 /* Maps and spinlocks the calling thread holds. */
 int kshim_maps_held(void);
 int kshim_locks_held(void);
