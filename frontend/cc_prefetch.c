@@ -19,7 +19,7 @@
  * older than the last put.  A pool that goes stale or away forgets all of
  * its entries, and each entry also keeps its pool's generation.
  *
- * When every entry is taken, the oldest filled one that was never asked
+ * When every entry is taken, the oldest filled one that no get waits
  * for is dropped: an ephemeral page may be lost, never served wrong.
  * Puts and invalidations come with interrupts off: one irq-safe lock.
  */
@@ -49,6 +49,7 @@ struct rf_pf_entry {
 	unsigned int		gen;
 	enum rf_pf_state	state;
 	bool			dead;	/* in flight, no longer wanted */
+	bool			asked;	/* a get waits for it: keep it */
 	struct page		*page;
 };
 
@@ -70,8 +71,9 @@ static u32 rf_pf_hash_of(int pool, const struct tmem_handle *h)
 static bool rf_pf_same(const struct rf_pf_entry *e, int pool,
 		       const struct tmem_handle *h)
 {
-	return e->pool == pool && e->h.oid[0] == h->oid[0] &&
-	       e->h.oid[1] == h->oid[1] && e->h.index == h->index;
+	return e->pool == pool && e->h.pool_id == h->pool_id &&
+	       e->h.oid[0] == h->oid[0] && e->h.oid[1] == h->oid[1] &&
+	       e->h.oid[2] == h->oid[2] && e->h.index == h->index;
 }
 
 /* Under rf_pf_lock: the wanted entry of a page, or NULL. */
@@ -90,21 +92,26 @@ static void rf_pf_put_free(struct rf_pf_entry *e)
 {
 	e->state = RF_PF_FREE;
 	e->dead = false;
+	e->asked = false;
 	list_add(&e->list, &rf_pf_free);
 	rf_pf_used--;
 }
 
-/* Under rf_pf_lock: the page is no longer wanted. */
-static void rf_pf_drop(struct rf_pf_entry *e)
+/*
+ * Under rf_pf_lock: the page is no longer wanted.  True if it was in
+ * flight: a get may be waiting for it, to be woken.
+ */
+static bool rf_pf_drop(struct rf_pf_entry *e)
 {
 	hlist_del_init(&e->node);
 	if (e->state == RF_PF_WAIT) {
-		e->dead = true;		/* its answer frees it */
-		return;
+		WRITE_ONCE(e->dead, true);	/* its answer frees it */
+		return true;
 	}
 	list_del(&e->list);
 	rf_pf_put_free(e);
 	atomic64_inc(&rf_stats.cc_prefetch_unused);
+	return false;
 }
 
 bool rf_cc_pf_has(int pool, const struct tmem_handle *h)
@@ -118,9 +125,34 @@ bool rf_cc_pf_has(int pool, const struct tmem_handle *h)
 	return ret;
 }
 
+/* A get will wait for the page: keep it until then.  False if not here. */
+bool rf_cc_pf_ask(int pool, const struct tmem_handle *h)
+{
+	struct rf_pf_entry *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rf_pf_lock, flags);
+	e = rf_pf_find(pool, h);
+	if (e)
+		e->asked = true;
+	spin_unlock_irqrestore(&rf_pf_lock, flags);
+	return e;
+}
+
+/* Under rf_pf_lock: the oldest page that came and no get waits for. */
+static struct rf_pf_entry *rf_pf_oldest(void)
+{
+	struct rf_pf_entry *e;
+
+	list_for_each_entry(e, &rf_pf_ready, list)
+		if (!e->asked)
+			return e;
+	return NULL;
+}
+
 /*
  * An entry for the page, in flight; -EEXIST if it has one, -ENOSPC if
- * every entry is in flight.
+ * every entry is in flight or waited for.
  */
 struct rf_pf_entry *rf_cc_pf_reserve(int pool, unsigned int gen,
 				     const struct tmem_handle *h)
@@ -133,9 +165,11 @@ struct rf_pf_entry *rf_cc_pf_reserve(int pool, unsigned int gen,
 		e = ERR_PTR(-EEXIST);
 		goto out;
 	}
-	if (list_empty(&rf_pf_free) && !list_empty(&rf_pf_ready))
-		rf_pf_drop(list_first_entry(&rf_pf_ready, struct rf_pf_entry,
-					    list));
+	if (list_empty(&rf_pf_free)) {
+		e = rf_pf_oldest();
+		if (e)
+			rf_pf_drop(e);
+	}
 	e = list_first_entry_or_null(&rf_pf_free, struct rf_pf_entry, list);
 	if (!e) {
 		e = ERR_PTR(-ENOSPC);
@@ -198,7 +232,8 @@ static bool rf_pf_settled(int pool, const struct tmem_handle *h)
 }
 
 /*
- * Copy the page into @page once its answer is in: 0, or -ENOENT if the
+ * Copy the page into @page once its answer is in (ask for it first, so
+ * that it is not dropped meanwhile): 0, or -ENOENT if the
  * server had none (or it was forgotten), -ESTALE if its pool went stale.
  */
 int rf_cc_pf_take(int pool, unsigned int gen, const struct tmem_handle *h,
@@ -232,59 +267,67 @@ void rf_cc_pf_forget(int pool, const struct tmem_handle *h)
 	struct rf_pf_entry *e;
 	unsigned long flags;
 
+	bool wake = false;
+
 	spin_lock_irqsave(&rf_pf_lock, flags);
 	e = rf_pf_find(pool, h);
 	if (e)
-		rf_pf_drop(e);
+		wake = rf_pf_drop(e);
 	spin_unlock_irqrestore(&rf_pf_lock, flags);
+	if (wake)
+		wake_up_all(&rf_pf_wait);
 }
 
-/* Under rf_pf_lock: forget every page of the pool, or of h's object. */
+/* Forget every page of the pool, or of h's object. */
 static void rf_pf_forget_all(int pool, const struct tmem_handle *h)
 {
 	struct rf_pf_entry *e;
+	unsigned long flags;
+	bool wake = false;
 	unsigned int i;
 
+	spin_lock_irqsave(&rf_pf_lock, flags);
 	for (i = 0; i < rf_pf_nr && rf_pf_used; i++) {
 		e = &rf_pf_entries[i];
 		if (hlist_unhashed(&e->node) || e->pool != pool)
 			continue;
-		if (!h || (e->h.oid[0] == h->oid[0] &&
-			   e->h.oid[1] == h->oid[1]))
-			rf_pf_drop(e);
+		if (!h || (e->h.pool_id == h->pool_id &&
+			   e->h.oid[0] == h->oid[0] &&
+			   e->h.oid[1] == h->oid[1] &&
+			   e->h.oid[2] == h->oid[2]))
+			wake |= rf_pf_drop(e);
 	}
+	spin_unlock_irqrestore(&rf_pf_lock, flags);
+	if (wake)
+		wake_up_all(&rf_pf_wait);
 }
 
 void rf_cc_pf_forget_object(int pool, const struct tmem_handle *h)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&rf_pf_lock, flags);
 	rf_pf_forget_all(pool, h);
-	spin_unlock_irqrestore(&rf_pf_lock, flags);
 }
 
 void rf_cc_pf_forget_pool(int pool)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&rf_pf_lock, flags);
 	rf_pf_forget_all(pool, NULL);
-	spin_unlock_irqrestore(&rf_pf_lock, flags);
 }
 
+/* With no GET in flight: free everything, as before rf_cc_pf_init(). */
 void rf_cc_pf_exit(void)
 {
 	unsigned int i;
 
-	if (!rf_pf_entries)
-		return;
-	for (i = 0; i < rf_pf_nr; i++)
+	for (i = 0; i < ARRAY_SIZE(rf_pf_hash); i++)
+		INIT_HLIST_HEAD(&rf_pf_hash[i]);
+	INIT_LIST_HEAD(&rf_pf_free);
+	INIT_LIST_HEAD(&rf_pf_ready);
+	rf_pf_used = 0;
+	for (i = 0; rf_pf_entries && i < rf_pf_nr; i++)
 		if (rf_pf_entries[i].page)
 			__free_page(rf_pf_entries[i].page);
 	kfree(rf_pf_entries);
 	rf_pf_entries = NULL;
-	INIT_LIST_HEAD(&rf_pf_free);
+	rf_pf_nr = 0;
 }
 
 /* nr entries, each with a page; 0 turns fetching ahead off. */
@@ -292,12 +335,12 @@ int rf_cc_pf_init(unsigned int nr)
 {
 	unsigned int i;
 
-	rf_pf_nr = nr;
 	if (!nr)
 		return 0;
 	rf_pf_entries = kcalloc(nr, sizeof(*rf_pf_entries), GFP_KERNEL);
 	if (!rf_pf_entries)
 		return -ENOMEM;
+	rf_pf_nr = nr;
 	for (i = 0; i < nr; i++) {
 		struct rf_pf_entry *e = &rf_pf_entries[i];
 

@@ -466,7 +466,7 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 	int ret;
 
 	rf_cc_handle(&h, id, key, index);
-	ahead = rf_cc_pf_has(pool, &h);
+	ahead = rf_cc_pf_ask(pool, &h);
 	if (!ahead && !rf_cc_index_has(pool, &h)) {
 		atomic64_inc(&rf_stats.cc_get_misses);
 		atomic64_inc(&rf_stats.cc_get_index_misses);
@@ -487,6 +487,8 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 			break;
 		if (IS_ERR(e))
 			continue;
+		if (i == index)
+			rf_cc_pf_ask(pool, &h);
 		/* The server gives it up to this GET: exclusive. */
 		rf_cc_index_del(pool, &h);
 		if (!drained) {

@@ -120,6 +120,7 @@ void rf_cc_index_exit(void);
 struct rf_pf_entry;
 struct page;
 bool rf_cc_pf_has(int pool, const struct tmem_handle *h);
+bool rf_cc_pf_ask(int pool, const struct tmem_handle *h);
 struct rf_pf_entry *rf_cc_pf_reserve(int pool, unsigned int gen,
 				     const struct tmem_handle *h);
 const struct tmem_handle *rf_cc_pf_handle(struct rf_pf_entry *e, int *pool);

@@ -8,8 +8,9 @@
 # in dropped for room; 256 entries; 300,000 random operations against a
 # reference model (every result and counter as it says, never a page
 # older than the last put); takes waiting for another thread's answer and
-# four threads sharing the entries; no entries at all, allocations
-# failing, and every page back after rf_cc_pf_exit.
+# four threads sharing the entries; pages a get waits for never dropped,
+# handles compared in full, a forget waking the get that waits; no entries
+# at all, allocations failing, and every page back after rf_cc_pf_exit.
 # A failure prints its seed: tests/unit/build/prefetch_test -s SEED replays it.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -26,6 +26,10 @@
  *  - threads: a take waits for the answer another thread gives; workers
  *    share the entries with a thread answering their GETs, and never get
  *    a stale page;
+ *  - asked: a page a get will wait for is never dropped for room (all
+ *    such: -ENOSPC); the server's pool id and oid[2] name the page too; a
+ *    forget wakes a get waiting for the page; rf_cc_pf_exit() with pages
+ *    still here, then init again, leaves nothing behind;
  *  - init: 0 entries (fetching ahead off), allocations failing.
  *
  * Each test ends with rf_cc_pf_exit(), which must give every page back.
@@ -1712,6 +1716,132 @@ out:
 
 /* ---- init ---- */
 
+/*
+ * A page a get asked for (it will wait for it) is never dropped for room;
+ * pages whose handles differ only in the server's pool id or oid[2] are
+ * different pages; a forget wakes a get waiting for the page at once;
+ * rf_cc_pf_exit() with pages still here leaves nothing behind.
+ */
+static void test_asked(void)
+{
+	struct taker t = { .pool = 0, .gen = 1 };
+	struct rf_pf_entry *a, *b, *c;
+	struct tmem_handle ha, hb, hc, h2;
+	struct kshim_counts kc;
+	s64 u;
+	int i, rc;
+
+	begin();
+	handle(&ha, 0, 0xa5, 1, 0);
+	handle(&hb, 0, 0xa5, 1, 1);
+	handle(&hc, 0, 0xa5, 1, 2);
+	if (!pf_init(2))
+		goto out;
+	CHECK(!rf_cc_pf_ask(0, &ha), "asked for a page that is not there");
+	a = reserve_ok(0, 1, &ha);
+	CHECK(rf_cc_pf_ask(0, &ha), "asked for a page in flight: not there");
+	b = reserve_ok(0, 1, &hb);
+	if (a)
+		answer(a, 0, &ha, 1);
+	if (b)
+		answer(b, 0, &hb, 1);
+	u = unused();
+	c = reserve_ok(0, 1, &hc);
+	CHECK(rf_cc_pf_has(0, &ha) && !rf_cc_pf_has(0, &hb) &&
+	      unused() - u == 1,
+	      "room: the page asked for was dropped, or not the other one");
+	rc = take(0, 1, &ha, dst);
+	CHECK(!rc, "the page asked for: take %d", rc);
+	if (!rc)
+		page_is(dst, 0, &ha, 1, "the page asked for");
+	rf_cc_pf_ask(0, &hc);
+	if (c)
+		answer(c, 0, &hc, 2);
+	b = reserve_ok(0, 1, &hb);
+	rf_cc_pf_ask(0, &hb);
+	if (b)
+		answer(b, 0, &hb, 2);
+	CHECK(reserve_err(0, 1, &ha) == -ENOSPC,
+	      "room: a page asked for was dropped (not -ENOSPC)");
+	take(0, 1, &hb, dst);
+	take(0, 1, &hc, dst);
+
+	/* the server's pool id and oid[2] are part of the page's name */
+	h2 = ha;
+	h2.pool_id++;
+	a = reserve_ok(0, 1, &ha);
+	b = reserve_ok(0, 1, &h2);
+	if (a && b) {
+		answer(a, 0, &ha, 5);
+		answer(b, 0, &h2, 6);
+		rf_cc_pf_forget_object(0, &h2);
+		rc = take(0, 1, &ha, dst);
+		CHECK(!rc && page_is(dst, 0, &ha, 5, "another pool id"),
+		      "a page of another server pool id took its place (%d)",
+		      rc);
+	}
+	h2 = ha;
+	h2.oid[2] = 9;
+	a = reserve_ok(0, 1, &ha);
+	b = reserve_ok(0, 1, &h2);
+	if (a && b) {
+		answer(a, 0, &ha, 7);
+		answer(b, 0, &h2, 8);
+		rc = take(0, 1, &h2, dst);
+		CHECK(!rc && page_is(dst, 0, &h2, 8, "another oid[2]"),
+		      "a page of another oid[2] took its place (%d)", rc);
+		rf_cc_pf_forget(0, &ha);
+	}
+
+	/* a forget wakes the get waiting for the page */
+	t.h = hc;
+	t.to = alloc_page(GFP_KERNEL);
+	a = reserve_ok(0, 1, &hc);
+	if (a && t.to && !pthread_create(&t.thread, NULL, taker_run, &t)) {
+		usleep(20000);
+		rf_cc_pf_forget(0, &hc);
+		for (i = 0; i < 1000; i++) {
+			if (__atomic_load_n(&t.done, __ATOMIC_ACQUIRE))
+				break;
+			usleep(1000);
+		}
+		CHECK(__atomic_load_n(&t.done, __ATOMIC_ACQUIRE),
+		      "a forget did not wake the get waiting for the page");
+		u = unused();
+		answer(a, 0, &hc, 9);	/* the dead one's answer */
+		pthread_join(t.thread, NULL);
+		CHECK(t.rc == -ENOENT && unused() - u == 1,
+		      "the woken get: take %d, %lld unused", t.rc,
+		      (long long)(unused() - u));
+	}
+	if (t.to)
+		__free_page(t.to);
+	pf_exit();
+
+	/* exit with pages here, then init again: nothing left behind */
+	if (!pf_init(4))
+		goto out;
+	a = reserve_ok(0, 1, &ha);
+	if (a)
+		answer(a, 0, &ha, 1);
+	b = reserve_ok(0, 1, &hb);
+	if (b)
+		miss(b);
+	rf_cc_pf_exit();
+	kshim_get_counts(&kc);
+	CHECK(kc.pages_held == pf_base.pages_held,
+	      "exit with a page here: %ld pages held",
+	      kc.pages_held - pf_base.pages_held);
+	CHECK(!rf_cc_pf_has(0, &ha), "a page is there after exit");
+	if (pf_init(4)) {
+		a = reserve_ok(0, 1, &ha);
+		CHECK(a != NULL, "no entry after exit and init again");
+		pf_exit();
+	}
+out:
+	end("asked pages stay, handles in full, forget wakes, exit");
+}
+
 static void test_init(void)
 {
 	static const long skips[] = { 0, 1, 4, 7 };
@@ -1835,6 +1965,7 @@ int main(int argc, char **argv)
 	test_many();
 	test_model();
 	test_threads();
+	test_asked();
 	test_init();
 
 	__free_page(dst);

@@ -120,6 +120,14 @@ static inline int list_empty(const struct list_head *head)
 #define list_first_entry(ptr, type, member)				\
 	list_entry((ptr)->next, type, member)
 
+#define list_next_entry(pos, member)					\
+	list_entry((pos)->member.next, __typeof__(*(pos)), member)
+
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_first_entry(head, __typeof__(*(pos)), member);	\
+	     &(pos)->member != (head);					\
+	     pos = list_next_entry(pos, member))
+
 #define list_first_entry_or_null(ptr, type, member) ({			\
 	struct list_head *head__ = (ptr);				\
 	struct list_head *pos__ = READ_ONCE(head__->next);		\
