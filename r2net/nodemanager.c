@@ -579,21 +579,17 @@ static int r2nm_cluster_writable(struct r2nm_cluster *cluster,
 	return -EBUSY;
 }
 
-static ssize_t r2nm_cluster_idle_timeout_ms_show(struct config_item *item,
-						 char *page)
-{
-	return sysfs_emit(page, "%u\n",
-			  to_r2nm_cluster(item)->cl_idle_timeout_ms);
-}
-
-static ssize_t r2nm_cluster_idle_timeout_ms_store(struct config_item *item,
-						  const char *page,
-						  size_t count)
+/*
+ * Store one of the cluster's timeouts, @field, named @attr: milliseconds,
+ * only while no node is local, the keepalive delay below the idle timeout.
+ */
+static ssize_t r2nm_cluster_timeout_store(struct config_item *item,
+					  const char *page, size_t count,
+					  const char *attr, u32 *field)
 {
 	struct r2nm_cluster *cluster = to_r2nm_cluster(item);
-	const char *attr = "idle_timeout_ms";
+	u32 val, idle, keepalive;
 	ssize_t ret;
-	u32 val;
 
 	ret = r2nm_cluster_parse_timeout(page, attr, &val);
 	if (ret)
@@ -602,54 +598,24 @@ static ssize_t r2nm_cluster_idle_timeout_ms_store(struct config_item *item,
 	ret = r2nm_cluster_writable(cluster, attr);
 	if (ret)
 		goto out;
-	if (val <= cluster->cl_keepalive_delay_ms) {
+	idle = cluster->cl_idle_timeout_ms;
+	keepalive = cluster->cl_keepalive_delay_ms;
+	if (field == &cluster->cl_idle_timeout_ms && val <= keepalive) {
 		r2nm_cl_refuse(attr,
 			       "%u is not above keepalive_delay_ms %u; lower keepalive_delay_ms first",
-			       val, cluster->cl_keepalive_delay_ms);
+			       val, keepalive);
 		ret = -EINVAL;
 		goto out;
 	}
-	spin_lock(&r2nm_lock);
-	cluster->cl_idle_timeout_ms = val;
-	spin_unlock(&r2nm_lock);
-	ret = count;
-out:
-	mutex_unlock(&r2nm_mutex);
-	return ret;
-}
-
-static ssize_t r2nm_cluster_keepalive_delay_ms_show(struct config_item *item,
-						    char *page)
-{
-	return sysfs_emit(page, "%u\n",
-			  to_r2nm_cluster(item)->cl_keepalive_delay_ms);
-}
-
-static ssize_t r2nm_cluster_keepalive_delay_ms_store(struct config_item *item,
-						     const char *page,
-						     size_t count)
-{
-	struct r2nm_cluster *cluster = to_r2nm_cluster(item);
-	const char *attr = "keepalive_delay_ms";
-	ssize_t ret;
-	u32 val;
-
-	ret = r2nm_cluster_parse_timeout(page, attr, &val);
-	if (ret)
-		return ret;
-	mutex_lock(&r2nm_mutex);
-	ret = r2nm_cluster_writable(cluster, attr);
-	if (ret)
-		goto out;
-	if (val >= cluster->cl_idle_timeout_ms) {
+	if (field == &cluster->cl_keepalive_delay_ms && val >= idle) {
 		r2nm_cl_refuse(attr,
 			       "%u is not below idle_timeout_ms %u; raise idle_timeout_ms first",
-			       val, cluster->cl_idle_timeout_ms);
+			       val, idle);
 		ret = -EINVAL;
 		goto out;
 	}
 	spin_lock(&r2nm_lock);
-	cluster->cl_keepalive_delay_ms = val;
+	*field = val;
 	spin_unlock(&r2nm_lock);
 	ret = count;
 out:
@@ -657,36 +623,23 @@ out:
 	return ret;
 }
 
-static ssize_t r2nm_cluster_reconnect_delay_ms_show(struct config_item *item,
-						    char *page)
-{
-	return sysfs_emit(page, "%u\n",
-			  to_r2nm_cluster(item)->cl_reconnect_delay_ms);
+#define R2NM_CLUSTER_TIMEOUT_ATTR(name)					\
+static ssize_t r2nm_cluster_##name##_show(struct config_item *item,	\
+					  char *page)			\
+{									\
+	return sysfs_emit(page, "%u\n", to_r2nm_cluster(item)->cl_##name);	\
+}									\
+									\
+static ssize_t r2nm_cluster_##name##_store(struct config_item *item,	\
+					   const char *page, size_t count) \
+{									\
+	return r2nm_cluster_timeout_store(item, page, count, #name,	\
+					  &to_r2nm_cluster(item)->cl_##name); \
 }
 
-static ssize_t r2nm_cluster_reconnect_delay_ms_store(struct config_item *item,
-						     const char *page,
-						     size_t count)
-{
-	struct r2nm_cluster *cluster = to_r2nm_cluster(item);
-	const char *attr = "reconnect_delay_ms";
-	ssize_t ret;
-	u32 val;
-
-	ret = r2nm_cluster_parse_timeout(page, attr, &val);
-	if (ret)
-		return ret;
-	mutex_lock(&r2nm_mutex);
-	ret = r2nm_cluster_writable(cluster, attr);
-	if (!ret) {
-		spin_lock(&r2nm_lock);
-		cluster->cl_reconnect_delay_ms = val;
-		spin_unlock(&r2nm_lock);
-		ret = count;
-	}
-	mutex_unlock(&r2nm_mutex);
-	return ret;
-}
+R2NM_CLUSTER_TIMEOUT_ATTR(idle_timeout_ms);
+R2NM_CLUSTER_TIMEOUT_ATTR(keepalive_delay_ms);
+R2NM_CLUSTER_TIMEOUT_ATTR(reconnect_delay_ms);
 
 CONFIGFS_ATTR(r2nm_cluster_, idle_timeout_ms);
 CONFIGFS_ATTR(r2nm_cluster_, keepalive_delay_ms);
