@@ -1503,7 +1503,7 @@ enum { S_NONE, S_HIT, S_MISS };
 struct worker {
 	pthread_t thread;
 	int pool, obj;
-	u64 rng;
+	uint64_t rng;
 	unsigned long ops, takes, hits, nospc;
 	struct page *to;
 	u32 ver[NR_INDEXES];
@@ -1514,11 +1514,7 @@ struct worker {
 
 static u32 worker_rnd(struct worker *w, u32 n)
 {
-	u64 z = (w->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (u32)((z ^ (z >> 31)) % n);
+	return (u32)(rnd64_from(&w->rng) % n);
 }
 
 static void worker_fail(struct worker *w, const char *what, u32 index, int rc)

@@ -11,16 +11,24 @@
 #include <time.h>
 #include <unistd.h>
 
-/* splitmix64: small, fast, and the same sequence for the same seed */
+/*
+ * splitmix64: small, fast, and the same sequence for the same seed; a
+ * thread keeps its own state and calls rnd64_from().
+ */
 static uint64_t rng_state;
 
-static inline uint64_t rnd64(void)
+static inline uint64_t rnd64_from(uint64_t *state)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+static inline uint64_t rnd64(void)
+{
+	return rnd64_from(&rng_state);
 }
 
 /* uniform enough in [0, n) for test purposes; n > 0 */

@@ -965,7 +965,7 @@ out:
 struct churner {
 	pthread_t thread;
 	struct xv_pool *pool;
-	u64 rng;
+	uint64_t rng;
 	unsigned long ops;
 	unsigned long failures;
 	char first[200];
@@ -973,11 +973,7 @@ struct churner {
 
 static u32 churner_rnd(struct churner *c, u32 n)
 {
-	u64 z = (c->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (u32)((z ^ (z >> 31)) % n);
+	return (u32)(rnd64_from(&c->rng) % n);
 }
 
 static void churner_fail(struct churner *c, const char *what, u32 size)
