@@ -812,15 +812,11 @@ int rf_cc_init(void)
 	ret = rf_cc_index_init();
 	if (ret)
 		return ret;
-	/* The pages in flight ahead, and as many waiting to be read. */
-	ret = rf_cc_pf_init(rf_cc_prefetch ? 2 * (rf_cc_prefetch + 1) : 0);
-	if (ret)
-		goto err_index;
 	rf_cc_op_pool = mempool_create_kmalloc_pool(RF_CC_OPS_MIN,
 						    sizeof(struct rf_cc_op));
 	if (!rf_cc_op_pool) {
 		ret = -ENOMEM;
-		goto err_pf;
+		goto err_index;
 	}
 	rf_cc_slots = kcalloc(rf_cc_window, sizeof(*rf_cc_slots), GFP_KERNEL);
 	if (!rf_cc_slots) {
@@ -855,8 +851,6 @@ err_slots:
 	INIT_LIST_HEAD(&rf_cc_free);
 err_ops:
 	mempool_destroy(rf_cc_op_pool);
-err_pf:
-	rf_cc_pf_exit();
 err_index:
 	rf_cc_index_exit();
 	return ret;

@@ -59,6 +59,10 @@ static unsigned int cc_prefetch = 32;
 module_param(cc_prefetch, uint, 0444);
 MODULE_PARM_DESC(cc_prefetch, "cleancache gets sent ahead of a reader, for the next pages the server has (0..256; 0: each get waits for its page alone)");
 
+static unsigned int swap_prefetch = 16;
+module_param(swap_prefetch, uint, 0444);
+MODULE_PARM_DESC(swap_prefetch, "swap loads in order also ask for the next this many offsets, without waiting (0..256; 0: each load waits for its page alone)");
+
 static unsigned int window = 32;
 module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "Swap stores in flight at once in writethrough mode (0: each waits for the server; at most 1024)");
@@ -70,6 +74,7 @@ unsigned int rf_timeout_ms;
 unsigned int rf_window;
 unsigned int rf_cc_window;
 unsigned int rf_cc_prefetch;
+unsigned int rf_swap_prefetch;
 struct rf_stats rf_stats;
 
 static const char * const rf_mode_names[] = {
@@ -194,6 +199,8 @@ static void rf_debugfs_init(void)
 		{ "cc_prefetches", &rf_stats.cc_prefetches },
 		{ "cc_prefetch_hits", &rf_stats.cc_prefetch_hits },
 		{ "cc_prefetch_unused", &rf_stats.cc_prefetch_unused },
+		{ "swap_prefetches", &rf_stats.swap_prefetches },
+		{ "swap_prefetch_hits", &rf_stats.swap_prefetch_hits },
 		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
 		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
 	};
@@ -274,6 +281,11 @@ static int __init rf_check_params(void)
 		       RF_CC_PREFETCH_MAX);
 		return -EINVAL;
 	}
+	if (frontswap && swap_prefetch > RF_CC_PREFETCH_MAX) {
+		pr_err("swap_prefetch=%u: give 0..%u\n", swap_prefetch,
+		       RF_CC_PREFETCH_MAX);
+		return -EINVAL;
+	}
 	if (!frontswap && !cleancache) {
 		pr_err("frontswap=0 and cleancache=0: nothing to do\n");
 		return -EINVAL;
@@ -282,7 +294,8 @@ static int __init rf_check_params(void)
 	rf_timeout_ms = timeout_ms;
 	rf_window = window;
 	rf_cc_window = cc_window;
-	rf_cc_prefetch = cc_prefetch;
+	rf_cc_prefetch = cleancache ? cc_prefetch : 0;
+	rf_swap_prefetch = frontswap ? swap_prefetch : 0;
 	return 0;
 }
 
@@ -293,10 +306,15 @@ static int __init rf_init(void)
 	ret = rf_check_params();
 	if (ret)
 		return ret;
+	/* Per reader, the pages in flight ahead and as many to be read. */
+	ret = rf_cc_pf_init((rf_cc_prefetch ? 2 * (rf_cc_prefetch + 1) : 0) +
+			    (rf_swap_prefetch ? 2 * (rf_swap_prefetch + 1) : 0));
+	if (ret)
+		return ret;
 	if (frontswap) {
 		ret = rf_swap_init();
 		if (ret)
-			return ret;
+			goto err_pf;
 	}
 	if (cleancache) {
 		/* Last: once registered, cleancache keeps us for good. */
@@ -308,13 +326,13 @@ static int __init rf_init(void)
 	/* Calls rf_node_up() at once if the target is connected already. */
 	r2net_register_node_ops(&rf_node_ops);
 
-	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s, prefetch %u\n",
+	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s, prefetch %u, swap prefetch %u\n",
 		rf_target,
 		r2net_node_connected(rf_target) ? "connected" :
 						  "not connected yet",
 		rf_mode_names[rf_mode], frontswap ? "on" : "off",
 		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0,
-		cleancache ? "on" : "off", cleancache ? rf_cc_prefetch : 0);
+		cleancache ? "on" : "off", rf_cc_prefetch, rf_swap_prefetch);
 	if (rf_mode == RF_MODE_REPLICATE)
 		pr_info("swap pages also on node %u (%s)\n", rf_replica,
 			r2net_node_connected(rf_replica) ? "connected" :
@@ -326,6 +344,8 @@ err_swap:
 		rf_swap_unregister();
 		rf_swap_exit();
 	}
+err_pf:
+	rf_cc_pf_exit();
 	return ret;
 }
 module_init(rf_init);
@@ -337,6 +357,7 @@ static void __exit rf_exit(void)
 	debugfs_remove_recursive(rf_dir);
 	if (frontswap)
 		rf_swap_exit();
+	rf_cc_pf_exit();
 	pr_info("unloaded\n");
 }
 module_exit(rf_exit);

@@ -31,6 +31,7 @@ extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
+extern unsigned int rf_swap_prefetch;	/* swap gets sent ahead */
 
 /* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
 struct rf_stats {
@@ -71,7 +72,9 @@ struct rf_stats {
 	atomic64_t cc_index_pages;	/* pages the server may hold */
 	atomic64_t cc_prefetches;	/* GETs sent ahead of the reader */
 	atomic64_t cc_prefetch_hits;	/* gets answered by those */
-	atomic64_t cc_prefetch_unused;	/* ... pages dropped unread */
+	atomic64_t cc_prefetch_unused;	/* fetched ahead, dropped unread */
+	atomic64_t swap_prefetches;	/* swap GETs sent ahead of loads */
+	atomic64_t swap_prefetch_hits;	/* loads answered by those */
 	atomic64_t put_rtt_us_total;
 	atomic64_t put_rtt_us_max;
 	atomic64_t put_rtt_samples;
@@ -116,7 +119,11 @@ void rf_cc_index_del_pool(int pool);
 int rf_cc_index_init(void);
 void rf_cc_index_exit(void);
 
-/* cc_prefetch.c: pages fetched ahead of the reader. */
+/*
+ * cc_prefetch.c: pages fetched ahead of the reader, for cleancache (pool:
+ * ours, 0..) and swap (pool: RF_PF_SWAP(type)).
+ */
+#define RF_PF_SWAP(type)	(-1 - (int)(type))
 struct rf_pf_entry;
 struct page;
 bool rf_cc_pf_has(int pool, const struct tmem_handle *h);
@@ -132,5 +139,11 @@ void rf_cc_pf_forget_object(int pool, const struct tmem_handle *h);
 void rf_cc_pf_forget_pool(int pool);
 int rf_cc_pf_init(unsigned int nr);
 void rf_cc_pf_exit(void);
+
+/* swap_map.c: the swap offsets the target was given (a hint). */
+void rf_swap_map_set(unsigned int type, pgoff_t offset, bool stored);
+bool rf_swap_map_test(unsigned int type, pgoff_t offset);
+void rf_swap_map_clear_all(unsigned int type);
+void rf_swap_map_init(void);
 
 #endif /* RAMSTER_FRONTEND_H */

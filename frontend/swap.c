@@ -11,7 +11,14 @@
  * (offset & 15), index offset >> 4, so consecutive offsets spread over 16
  * objects per type.
  *
- * Loads are synchronous r2net requests: the faulting thread waits.
+ * Loads are synchronous r2net requests: the faulting thread waits.  A
+ * load that follows the type's last one (the next offset), or whose page
+ * was fetched ahead, also sends GETs for the next swap_prefetch offsets
+ * without waiting; their pages wait in cc_prefetch.c for the loads that
+ * come.  Gets of a persistent pool are not exclusive, so a page fetched
+ * ahead is a copy; a store or invalidation of its offset forgets it once
+ * the PUT or flush is handed to r2net, so no load sees a page older than
+ * the last store (see cc_prefetch.c).
  *
  * Stores in writethrough mode go through a window of rf_window slots: the
  * page is copied into a slot, its PUT handed to r2net, and the store
@@ -124,6 +131,9 @@ static DEFINE_MUTEX(rf_flush_mutex);
 static atomic_t rf_flush_pending = ATOMIC_INIT(0);
 static void rf_flush_work_fn(struct work_struct *work);
 static DECLARE_WORK(rf_flush_work, rf_flush_work_fn);
+
+/* Per swap type, the offset of the last load: is swap-in in order? */
+static pgoff_t rf_last_load[MAX_SWAPFILES];
 
 /* Async requests r2net has not completed yet: exit waits for them. */
 static atomic_t rf_async_in_flight = ATOMIC_INIT(0);
@@ -696,7 +706,7 @@ static int rf_store_replicated(unsigned int type, pgoff_t offset,
 	return ret;
 }
 
-static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
+static int rf_store(unsigned int type, pgoff_t offset, struct page *page)
 {
 	int pool = READ_ONCE(rf_types[type].pool_id[0]);
 	struct tmem_handle h;
@@ -714,6 +724,27 @@ static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
 	xa_erase(&rf_entries[type], offset);
 	rf_flush_drain();
 	return rf_store_sync(type, pool, &h, page);
+}
+
+/* After a store or a flush of offset went to r2net (or did not go). */
+static void rf_forget_ahead(unsigned int type, pgoff_t offset)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id[0]);
+	struct tmem_handle h;
+
+	if (rf_swap_prefetch && pool >= 0 && rf_handle(&h, pool, type, offset))
+		rf_cc_pf_forget(RF_PF_SWAP(type), &h);
+}
+
+static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int ret = rf_store(type, offset, page);
+
+	/* Whether the store went or not, what came before is old. */
+	rf_forget_ahead(type, offset);
+	if (rf_swap_prefetch)
+		rf_swap_map_set(type, offset, !ret);
+	return ret;
 }
 
 /* A page that did not come back: see the top of the file. */
@@ -807,12 +838,91 @@ failed:
 	return -ENOENT;
 }
 
+/* The answer to a GET sent by rf_load_ahead(). */
+static void rf_ahead_done(void *arg, int err, s32 status, const void *data,
+			  u32 len)
+{
+	struct rf_pf_entry *e = arg;
+	struct tmem_handle got;
+	const u8 *pg = NULL;
+
+	/* A miss or a failure: the load asks again, the usual way. */
+	if (err || status != 1 ||
+	    r2net_tmem_page_decode(&got, &pg, data, len) != R2NET_ACCEPT ||
+	    !rf_handle_equal(&got, rf_cc_pf_handle(e, NULL)))
+		pg = NULL;
+	rf_cc_pf_fill(e, pg);
+	rf_async_put();
+}
+
+/*
+ * Swap-in in order: send GETs to the target for offset and the next
+ * swap_prefetch offsets, without waiting, then wait for offset's.  0: the
+ * page is in; else ask the usual way.
+ */
+static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id[0]);
+	const int key = RF_PF_SWAP(type);
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+	struct rf_pf_entry *e;
+	struct tmem_handle h;
+	unsigned int n = 0;
+	pgoff_t i, last;
+	bool ahead;
+	int err;
+
+	if (pool < 0 || !rf_handle(&h, pool, type, offset))
+		return -ENOENT;
+	ahead = rf_cc_pf_ask(key, &h);
+	last = READ_ONCE(rf_last_load[type]);
+	WRITE_ONCE(rf_last_load[type], offset);
+	if (!ahead && offset != last + 1)
+		return -ENOENT;
+	/* Offsets the server has, skipping holes up to 4x the depth. */
+	for (i = offset; n <= rf_swap_prefetch &&
+	     i <= offset + 4 * rf_swap_prefetch; i++) {
+		if (i != offset && !rf_swap_map_test(type, i))
+			continue;
+		if (!rf_handle(&h, pool, type, i))
+			break;
+		e = rf_cc_pf_reserve(key, 0, &h);
+		if (e == ERR_PTR(-ENOSPC))
+			break;
+		n++;
+		if (IS_ERR(e))
+			continue;
+		if (i == offset)
+			rf_cc_pf_ask(key, &h);
+		else
+			atomic64_inc(&rf_stats.swap_prefetches);
+		tmem_handle_to_le(&w, &h);
+		atomic_inc(&rf_async_in_flight);
+		atomic64_inc(&rf_stats.remote_gets);
+		err = r2net_send_async(rf_node(0), R2NET_MSG_TMEM_GET_PAGE,
+				       RF_KEY, &vec, 1, rf_timeout_ms,
+				       rf_ahead_done, e);
+		if (err)
+			rf_ahead_done(e, err, 0, NULL, 0);
+	}
+	rf_handle(&h, pool, type, offset);
+	if (rf_cc_pf_take(key, 0, &h, page))
+		return -ENOENT;
+	atomic64_inc(&rf_stats.remote_get_hits);
+	if (ahead)
+		atomic64_inc(&rf_stats.swap_prefetch_hits);
+	return 0;
+}
+
 static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 {
 	int r, err;
 
 	if (rf_load_local(type, offset, page, &err))
 		return err;
+	if (rf_swap_prefetch && !rf_load_ahead(type, offset, page))
+		return 0;
 	for (r = 0; r < rf_replicas(); r++) {
 		if (!rf_get(type, r, offset, page)) {
 			if (r)
@@ -836,6 +946,9 @@ static void rf_fs_invalidate_page(unsigned int type, pgoff_t offset)
 			rf_flush_queue(r, R2NET_MSG_TMEM_FLUSH_PAGE, &h,
 				       GFP_ATOMIC);
 	}
+	rf_forget_ahead(type, offset);
+	if (rf_swap_prefetch)
+		rf_swap_map_set(type, offset, false);
 }
 
 /* swapoff: every page of the type is gone, and so is its pool. */
@@ -855,6 +968,9 @@ static void rf_fs_invalidate_area(unsigned int type)
 			rf_destroy_pool(r, pool[r]);
 	/* Stores still in flight find their entries gone: that is fine. */
 	xa_destroy(&rf_entries[type]);
+	rf_swap_map_clear_all(type);
+	if (rf_swap_prefetch)
+		rf_cc_pf_forget_pool(RF_PF_SWAP(type));
 }
 
 static const struct frontswap_ops rf_frontswap_ops = {
@@ -984,6 +1100,7 @@ int rf_swap_init(void)
 			rf_types[type].pool_id[r] = -1;
 		xa_init(&rf_entries[type]);
 	}
+	rf_swap_map_init();
 
 	rf_reply_pool = mempool_create_kmalloc_pool(RF_REPLY_BUFS,
 						    R2NET_MAX_PAYLOAD);
@@ -1052,8 +1169,10 @@ void rf_swap_exit(void)
 	/* r2net calls rf_flush_done() once for each: wait for them all. */
 	wait_event(rf_async_wait, !atomic_read(&rf_async_in_flight));
 	destroy_workqueue(rf_wq);
-	for (type = 0; type < MAX_SWAPFILES; type++)
+	for (type = 0; type < MAX_SWAPFILES; type++) {
 		xa_destroy(&rf_entries[type]);
+		rf_swap_map_clear_all(type);
+	}
 	rf_slots_free();
 	mempool_destroy(rf_reply_pool);
 }

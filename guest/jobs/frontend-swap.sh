@@ -89,9 +89,11 @@ refused "target=$me is this node" target=$me
 refused "mode=bogus: unknown" target=$srv mode=bogus
 refused "window=1025: at most 1024" target=$srv window=1025
 refused "cc_window=0: give 1..1024" target=$srv cc_window=0
+refused "cc_prefetch=999: give 0..256" target=$srv cc_prefetch=999 frontswap=0
+refused "swap_prefetch=257: give 0..256" target=$srv swap_prefetch=257
 refused "frontswap=0 and cleancache=0: nothing to do" target=$srv frontswap=0 cleancache=0
 refused "frontswap=1 but no swap device is active: swapon one first" target=$srv
-ok "no target, an unknown node, this node, a bad mode, bad windows, nothing enabled and frontswap with no swap device are refused"
+ok "no target, an unknown node, this node, a bad mode, bad windows and prefetch depths, nothing enabled and frontswap with no swap device are refused"
 
 echo 0 > /proc/sys/vm/page-cluster
 swap_on
@@ -117,7 +119,8 @@ ok "$(cat /run/sc.out) in $((($(now_ms) - t0) / 1000)) s;" \
 for c in remote_puts remote_put_failures remote_gets remote_get_hits \
 	remote_get_misses remote_get_failures remote_flushes \
 	remote_flush_failures flushes_dropped stores_no_pool window_waits \
-	window_full window_hits window_lost lost_loads; do
+	window_full window_hits window_lost lost_loads swap_prefetches \
+	swap_prefetch_hits cc_prefetch_unused; do
 	echo "$c $(cat $fe/$c)"
 done
 cat $fe/rtt
@@ -146,6 +149,12 @@ expect $fe/window_lost -eq 0
 expect $fe/remote_get_misses -eq 0
 expect $fe/remote_get_failures -eq 0
 expect $fs/failed_loads -eq 0
+# The check reads every page in order at the end: most of those loads
+# find their page fetched ahead (swap_prefetch).
+hits=$(cat $fe/swap_prefetch_hits)
+[ $((hits * 4)) -ge $in ] ||
+	fail "only $hits of $in swap-ins were fetched ahead"
+ok "$hits of $in swap-ins found their page fetched ahead ($(cat $fe/swap_prefetches) sent ahead)"
 
 swapoff /dev/vda || fail "swapoff"
 expect $fe/pools_destroyed -eq 1
