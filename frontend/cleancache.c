@@ -637,11 +637,16 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 	}
 	op->pool = pool;
 	op->h = h;
-	spin_lock_irqsave(&rf_cc_lock, flags);
-	slot = list_first_entry_or_null(&rf_cc_free, struct rf_cc_slot, free);
-	if (slot)
-		list_del(&slot->free);
-	spin_unlock_irqrestore(&rf_cc_lock, flags);
+	/* Short of memory, the put is dropped: see rf_memory_low(). */
+	slot = NULL;
+	if (!rf_memory_low()) {
+		spin_lock_irqsave(&rf_cc_lock, flags);
+		slot = list_first_entry_or_null(&rf_cc_free,
+						struct rf_cc_slot, free);
+		if (slot)
+			list_del(&slot->free);
+		spin_unlock_irqrestore(&rf_cc_lock, flags);
+	}
 	/* In the index before the server can have it. */
 	if (slot && rf_cc_index_add(pool, &h)) {
 		rf_cc_slot_give(slot);

@@ -19,6 +19,7 @@
  * its debugfs file "unregister", then rmmod.
  */
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
@@ -126,6 +127,26 @@ static struct r2net_node_ops rf_node_ops = {
 	.down	= rf_node_down,
 };
 
+/*
+ * Free memory below the min watermarks: what is left is for the atomic
+ * allocations that receive the server's answers (virtio-net refills its
+ * receive ring with plain GFP_ATOMIC, which cannot use the memalloc
+ * reserves r2net's sends may take).  Stores and puts are refused then, and
+ * the disk takes the page; loads still go.
+ */
+bool rf_memory_low(void)
+{
+	unsigned long min = 0;
+	struct zone *zone;
+	int nid;
+
+	for_each_online_node(nid)
+		for (zone = NODE_DATA(nid)->node_zones;
+		     zone < NODE_DATA(nid)->node_zones + MAX_NR_ZONES; zone++)
+			min += min_wmark_pages(zone);
+	return global_zone_page_state(NR_FREE_PAGES) < min;
+}
+
 /* ---- debugfs ---- */
 
 static int rf_counter_get(void *data, u64 *val)
@@ -179,6 +200,7 @@ static void rf_debugfs_init(void)
 		{ "lost_loads", &rf_stats.lost_loads },
 		{ "flushes_dropped", &rf_stats.flushes_dropped },
 		{ "stores_no_pool", &rf_stats.stores_no_pool },
+		{ "stores_low_memory", &rf_stats.stores_low_memory },
 		{ "pools_created", &rf_stats.pools_created },
 		{ "pools_destroyed", &rf_stats.pools_destroyed },
 		{ "cc_puts", &rf_stats.cc_puts },

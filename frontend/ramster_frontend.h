@@ -45,6 +45,7 @@ struct rf_stats {
 	atomic64_t remote_flush_failures; /* not sent, or an error status */
 	atomic64_t flushes_dropped;	/* no memory to queue an invalidation */
 	atomic64_t stores_no_pool;	/* refused: no pool on the server */
+	atomic64_t stores_low_memory;	/* refused: below min watermarks */
 	atomic64_t pools_created;
 	atomic64_t pools_destroyed;
 	atomic64_t remote_in_flight;	/* requests waiting for a reply */
@@ -84,6 +85,9 @@ struct rf_stats {
 };
 
 extern struct rf_stats rf_stats;
+
+/* main.c: free memory is below the min watermarks. */
+bool rf_memory_low(void);
 
 /* How many servers hold each swap page, and which is number r. */
 static inline int rf_replicas(void)

@@ -738,8 +738,15 @@ static void rf_forget_ahead(unsigned int type, pgoff_t offset)
 
 static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
 {
-	int ret = rf_store(type, offset, page);
+	int ret;
 
+	/* frontswap invalidated an older page of offset before this. */
+	if (rf_memory_low()) {
+		atomic64_inc(&rf_stats.stores_low_memory);
+		ret = -ENOMEM;
+	} else {
+		ret = rf_store(type, offset, page);
+	}
 	/* Whether the store went or not, what came before is old. */
 	rf_forget_ahead(type, offset);
 	if (rf_swap_prefetch)

@@ -118,8 +118,8 @@ ok "$(cat /run/sc.out) in $((($(now_ms) - t0) / 1000)) s;" \
 	"$out pages written to the swap disk (writethrough), $in swapped in"
 for c in remote_puts remote_put_failures remote_gets remote_get_hits \
 	remote_get_misses remote_get_failures remote_flushes \
-	remote_flush_failures flushes_dropped stores_no_pool window_waits \
-	window_full window_hits window_lost lost_loads swap_prefetches \
+	remote_flush_failures flushes_dropped stores_no_pool stores_low_memory \
+	window_waits window_full window_hits window_lost lost_loads swap_prefetches \
 	swap_prefetch_hits cc_prefetch_unused; do
 	echo "$c $(cat $fe/$c)"
 done
@@ -155,6 +155,18 @@ hits=$(cat $fe/swap_prefetch_hits)
 [ $((hits * 4)) -ge $in ] ||
 	fail "only $hits of $in swap-ins were fetched ahead"
 ok "$hits of $in swap-ins found their page fetched ahead ($(cat $fe/swap_prefetches) sent ahead)"
+
+# Below the min watermarks stores are refused and the disk takes the
+# pages: the reserves are for receiving.  A min_free_kbytes of a fifth of
+# RAM keeps reclaim there; every page must still come back right.
+low=$(cat $fe/stores_low_memory) mfk=$(cat /proc/sys/vm/min_free_kbytes)
+awk '$1 == "MemTotal:" { print int($2 / 5) }' /proc/meminfo > /proc/sys/vm/min_free_kbytes
+swapcheck pressure $((mib / 2)) 1 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong with little free memory"; }
+echo $mfk > /proc/sys/vm/min_free_kbytes
+low=$(($(cat $fe/stores_low_memory) - low))
+[ $low -gt 0 ] || fail "no store was refused with free memory below the min watermarks"
+expect $fs/failed_loads -eq 0
+ok "with little free memory: $(cat /run/sc.out); $low stores refused below the min watermarks"
 
 swapoff /dev/vda || fail "swapoff"
 expect $fe/pools_destroyed -eq 1
