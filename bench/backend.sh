@@ -44,7 +44,7 @@ tsc_khz=${tsc_khz%% *}
 
 mkdir -p "$(dirname "$out")"
 libvirt_up || bench_die "libvirtd would not start"
-trap '"$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true; libvirt_down' EXIT
+trap 'bench_down; libvirt_down' EXIT
 trap 'echo "bench/backend.sh: interrupted"; exit 130' INT TERM
 
 # show LINE: one results line as progress.

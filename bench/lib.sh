@@ -50,6 +50,16 @@ bench_clock()
 	awk -v m="$mhz" 'BEGIN { printf "tsc_early_khz=%d tsc=reliable", m * 1000 }'
 }
 
+# bench_down: take down the cluster bench_once brought up, if it is still
+# up; a bench's EXIT trap calls it, so an interrupted bench leaves no
+# domain behind.
+bench_down()
+{
+	[ -n "${bench_up:-}" ] || return 0
+	"$tool" -c "${bench_up%% *}" -s "${bench_up#* }" -u "$uri" down >/dev/null 2>&1 || true
+	bench_up=
+}
+
 # bench_boot CLUSTER STATE WATCH TIMEOUT [ramster-cluster up options...]:
 # boot the cluster, show WATCH's results lines as they arrive (show), wait
 # for its verdict, take the cluster down, and check every node's verdict
@@ -84,6 +94,7 @@ bench_once()
 	rm -f "$state"/*.log
 	bench_start=$(date +%s)
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	bench_up="$cluster $state"
 	"$tool" -c "$cluster" -s "$state" -u "$uri" -k "$kernel" "$@" up >/dev/null ||
 		bench_die "ramster-cluster up failed"
 	while :; do
@@ -113,7 +124,7 @@ bench_once()
 			n=$((n + 1))
 		done
 	done
-	"$tool" -c "$cluster" -s "$state" -u "$uri" down >/dev/null 2>&1 || true
+	bench_down
 	for node in $(node_names "$cluster"); do
 		bad=$(bench_console "$state/$node.console.log" | grep -E "$bad_console" | head -n 20)
 		if [ -n "$bad" ] || ! grep -q 'RAMSTER-RESULT JOB .* PASS' "$state/$node.results.log" 2>/dev/null; then

@@ -53,7 +53,7 @@ mbps=$(awk '$1 == "disk_mbps" { print $3; exit }' "$swapc")
 clock=$(bench_clock)
 
 libvirt_up || bench_die "libvirtd would not start"
-trap 'libvirt_down' EXIT
+trap 'bench_down; libvirt_down' EXIT
 trap 'echo "bench/swap.sh: interrupted"; exit 130' INT TERM
 
 show() {
@@ -80,7 +80,7 @@ collect() {
 		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
 	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
 		{ c = $3; sub("config=", "", c) }
-		c == "wt" || c == "wt0" || c == "none" || c == "scan-cc" { $0 = $0 " " s[++n] }
+		c == "wt" || c == "wt0" || c == "wtpf0" || c == "none" || c == "scan-cc" { $0 = $0 " " s[++n] }
 		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
@@ -123,12 +123,14 @@ info=$(cat "$state/info.txt")
 	echo "$mbps MiB/s (a cloud SSD volume's baseline), except for disk-raw.  RAMster: one"
 	echo "memory server (1024 MiB) over virtio-net; wt = writethrough (pages also on the"
 	echo "disk), window 32 stores in flight; wt0 = window 0 (each store waits for the"
-	echo "server); none = the server has the only copy.  zram: LZO, in the client's"
+	echo "server); wtpf0 = wt with swap_prefetch 0 (each load waits for its page"
+	echo "alone; wt fetches the next 16 pages of in-order loads ahead); none = the"
+	echo "server has the only copy.  zram: LZO, in the client's"
 	echo "RAM; zswap: LZO and zbud, 20% of RAM, in front of the throttled disk."
 	echo "Median of $runs run(s)."
 	echo
-	echo "| config | wall s | / ram | random phase s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | store peak pages | pages / frame | store MiB |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| config | wall s | / ram | random phase s | final check s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | store peak pages | pages / frame | store MiB | CPU busy %, client / server |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	awk '
 	function med(c, k,   n, i, j, t, a) {
 		n = 0
@@ -159,29 +161,34 @@ info=$(cat "$state/info.txt")
 		for (i = 1; i <= nc; i++) {
 			c = order[i]
 			if (noom[c] == nrun[c]) {
-				printf "| %s | out of room: the OOM killer ended the workload (%d of %d runs) |||||||||||\n",
+				printf "| %s | out of room: the OOM killer ended the workload (%d of %d runs) |||||||||||||\n",
 					c, noom[c], nrun[c]
 				continue
 			}
 			pk = med(c, "peak_pages"); fr = med(c, "peak_frames")
-			printf "| %s%s | %.1f | %.2f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s |\n",
+			cpu = nrun[c] && v[c, 1, "cpu_busy_pct"] != "" ? med(c, "cpu_busy_pct") : "-"
+			if (v[c, 1, "srv_cpu_busy_pct"] != "") cpu = cpu " / " med(c, "srv_cpu_busy_pct")
+			printf "| %s%s | %.1f | %.2f | %.1f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n",
 				c, noom[c] ? sprintf(" (OOM in %d of %d runs)", noom[c], nrun[c]) : "",
 				med(c, "total_ms") / 1000,
 				base ? med(c, "total_ms") / base : 0,
-				med(c, "random_ms") / 1000, med(c, "swapins"),
+				med(c, "random_ms") / 1000, med(c, "verify_ms") / 1000,
+				med(c, "swapins"),
 				med(c, "p50_us"), med(c, "p99_us"),
 				med(c, "stored"), med(c, "loaded"),
 				pk ? pk : "-", fr ? sprintf("%.2f", pk / fr) : "-",
-				fr ? sprintf("%.1f", fr * 4 / 1024) : "-"
+				fr ? sprintf("%.1f", fr * 4 / 1024) : "-", cpu
 		}
 	}' "$raw"
 	echo
 	echo "Swap-ins are the random phase's accesses to a page not in memory, timed"
-	echo "one by one.  Stored pages/s: pages frontswap's backend took (RAMster,"
+	echo "one by one; the final check reads every page once more, in order.  Stored pages/s: pages frontswap's backend took (RAMster,"
 	echo "zswap), else pages written to the swap device (disk, zram), over the wall"
 	echo "time; loaded: pages swapped in.  Store peak pages, pages per page frame"
 	echo "and store MiB (page frames held) are the peaks of the compressed store:"
 	echo "the memory server's for RAMster, the client's own for zram and zswap."
+	echo "CPU busy: the share of the client's vCPU time (user, system, irq) while"
+	echo "the workload ran, and of the server's while it held the client's pages."
 	echo
 	echo "## File scan: the second read with and without cleancache"
 	echo

@@ -6,13 +6,14 @@
 #   disk  swap to the virtio disk /dev/vda
 #   wt    ramster_frontend mode=writethrough (window 32)
 #   wt0   the same with window=0: every store waits for the server
+#   wtpf0 wt with swap_prefetch=0: each load waits for its page alone
 #   none  mode=none: the server holds the only copy
 #   zram  swap to /dev/zram0 (LZO, twice MIB big) in this guest's RAM
 #   zswap zswap (LZO, zbud, 20% of RAM) in front of /dev/vda; last,
 #         as zswap keeps the frontswap slot once it has it
 #   scan  no swap: files of twice the RAM on /dev/vdb read twice
-#   scan-cc  the same with the frontend's cleancache (after wt, wt0 and
-#         none: cleancache keeps the frontend loaded)
+#   scan-cc  the same with the frontend's cleancache (after wt, wt0,
+#         wtpf0 and none: cleancache keeps the frontend loaded)
 # For each, the client runs "swapcheck timed MIB ROUNDS" (every page
 # checked on every read) and reports "BENCH config=C name=value..." with
 # the phases' times, swap-in latencies, pages swapped out and in, the
@@ -26,7 +27,9 @@
 #
 # The memory server serves, and after each pool of the client is gone
 # (stored_pages back to 0) reports "BENCH server=N" with the most pages,
-# compressed bytes and page frames it held meanwhile.
+# compressed bytes and page frames it held meanwhile, and the share of
+# its CPU's time busy since it held the first.  The client reports its
+# own for each workload (cpu_busy_pct, cpu_iowait_pct).
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
@@ -51,31 +54,46 @@ done
 configs=$(echo "$configs" | tr + ' ')
 for c in $configs; do
 	case $c in
-	ram|disk|wt|wt0|none|zram|zswap|scan|scan-cc) ;;
-	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 none zram zswap scan scan-cc)" ;;
+	ram|disk|wt|wt0|wtpf0|none|zram|zswap|scan|scan-cc) ;;
+	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 wtpf0 none zram zswap scan scan-cc)" ;;
 	esac
 done
 case "$configs " in
 *"zswap "?*) fail "ramster.bench: zswap must come last: it keeps the frontswap slot" ;;
-*"scan-cc "*" wt "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" none "*)
-	fail "ramster.bench: scan-cc must come after wt, wt0 and none: cleancache keeps the frontend loaded" ;;
+*"scan-cc "*" wt "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*)
+	fail "ramster.bench: scan-cc must come after wt, wt0, wtpf0 and none: cleancache keeps the frontend loaded" ;;
 *"scan-cc "*"scan "*)
 	fail "ramster.bench: scan must come before scan-cc: cleancache keeps the frontend loaded" ;;
 esac
 [ -w /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
 
-# watch_store: report the store's peak each time it empties again.
+# cpu_ticks: "busy iowait all" jiffies of this guest's CPUs since boot.
+cpu_ticks() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, $6, b + $5 + $6 }' /proc/stat
+}
+# cpu_pct PREFIX TICKS: the share of the CPUs' time busy and in iowait
+# since TICKS (cpu_ticks), as PREFIXcpu_busy_pct=N PREFIXcpu_iowait_pct=N.
+cpu_pct() {
+	pre=$1
+	set -- $2 $(cpu_ticks)
+	echo "${pre}cpu_busy_pct=$((($4 - $1) * 100 / ($6 - $3 + 1)))" \
+		"${pre}cpu_iowait_pct=$((($5 - $2) * 100 / ($6 - $3 + 1)))"
+}
+
+# watch_store: report the store's peak, and how busy this guest was,
+# each time it empties again.
 watch_store() {
 	n=0 pp=0 pb=0 pf=0
 	while :; do
 		p=$(cat $be/stored_pages) b=$(cat $be/compressed_bytes)
 		f=$(cat $be/pool_pages)
+		[ "$p" -gt 0 ] && [ $pp = 0 ] && t0=$(cpu_ticks)
 		[ "$p" -gt $pp ] && pp=$p
 		[ "$b" -gt $pb ] && pb=$b
 		[ "$f" -gt $pf ] && pf=$f
 		if [ "$p" = 0 ] && [ $pp -gt 0 ]; then
 			n=$((n + 1))
-			result "BENCH server=$n peak_pages=$pp peak_compressed_bytes=$pb peak_frames=$pf"
+			result "BENCH server=$n peak_pages=$pp peak_compressed_bytes=$pb peak_frames=$pf $(cpu_pct srv_ "$t0")"
 			pp=0 pb=0 pf=0
 		fi
 		sleep 1
@@ -95,7 +113,7 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 fi
 
 case " $configs " in
-*" wt "*|*" wt0 "*|*" none "*|*" scan-cc "*)
+*" wt "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" scan-cc "*)
 	r2net_up
 	srv=$(memory_server)
 	[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf" ;;
@@ -137,6 +155,7 @@ setup() {
 	ram) dev= ;;
 	wt) args="mode=writethrough" ;;
 	wt0) args="mode=writethrough window=0" ;;
+	wtpf0) args="mode=writethrough swap_prefetch=0" ;;
 	none) args="mode=none" ;;
 	zram)
 		dev=/dev/zram0
@@ -177,6 +196,9 @@ teardown() {
 	[ -n "$args" ] || return 0
 	echo 1 > $fe/unregister
 	rmmod ramster_frontend || fail "rmmod ramster_frontend"
+	# The server samples its store each second: let it see it empty,
+	# so each configuration gets its own peak.
+	sleep 3
 }
 
 # scan CFG: files of twice this guest's RAM on the ext4 data disk
@@ -232,8 +254,9 @@ for cfg in $configs; do
 	setup $cfg
 	out=$(vmstat pswpout) in=$(vmstat pswpin) loads=$(cat $fs/loads)
 	stores=$(cat $fs/succ_stores)
-	oom=0 rc=0
+	oom=0 rc=0 t0=$(cpu_ticks)
 	swapcheck timed $mib $rounds > /run/sc.out 2>&1 || rc=$?
+	cpu=$(cpu_pct "" "$t0")
 	if [ $rc != 0 ]; then
 		# Only a store that ran out of room may end the workload.
 		[ $rc = 137 ] && dmesg | grep -q "Killed process [0-9]* (swapcheck)" ||
@@ -241,11 +264,12 @@ for cfg in $configs; do
 		oom=1
 	fi
 	[ -z "$sampler" ] || { sleep 1; kill $sampler; wait $sampler 2>/dev/null || :; }
-	line="config=$cfg oom=$oom $(sed -n 's/^timed: //p' /run/sc.out)"
+	line="config=$cfg oom=$oom $(sed -n 's/^timed: //p' /run/sc.out) $cpu"
 	line="$line disk_out=$(($(vmstat pswpout) - out)) disk_in=$(($(vmstat pswpin) - in))"
 	line="$line fs_stores=$(($(cat $fs/succ_stores) - stores)) fs_loads=$(($(cat $fs/loads) - loads))"
 	for k in remote_puts remote_put_failures remote_get_hits window_hits \
-		window_waits window_full lost_loads; do
+		window_waits window_full lost_loads swap_prefetches \
+		swap_prefetch_hits stores_low_memory; do
 		line="$line $k=$(c $k)"
 	done
 	line="$line $(awk '{ printf "%s_rtt_avg_us=%s ", $1, $5 }' $fe/rtt 2>/dev/null)"
@@ -262,7 +286,7 @@ done
 # Where a get's time goes: the same path with no tmem work, r2net's echo
 # of nothing and of a page to the memory server and back (r2echo.ko).
 case " $configs " in
-*" wt "*|*" wt0 "*|*" none "*|*" scan-cc "*)
+*" wt "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" scan-cc "*)
 	echo_ok sync "$srv" 0 1000
 	e0=$(val lat_p50_us)
 	echo_ok page "$srv" 1000
