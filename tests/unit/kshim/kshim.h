@@ -42,6 +42,7 @@ typedef unsigned long long u64;
 typedef long long s64;
 #define __bitwise
 typedef unsigned int __bitwise gfp_t;
+typedef unsigned long pgoff_t;
 
 #define GFP_KERNEL	0x01u
 #define GFP_NOWAIT	0x02u
