@@ -19,6 +19,7 @@
 #include "debugfs.h"
 #include "limits.h"
 #include "server.h"
+#include "share.h"
 
 static bool selftest;
 module_param(selftest, bool, 0444);
@@ -51,6 +52,7 @@ static int __init ramster_backend_init(void)
 		goto fail_shrinker;
 	backend_debugfs_init(backend_store, backend_zcache);
 	backend_clients_init(backend_store);
+	backend_share_init(backend_store);
 	ret = backend_server_init(backend_store);
 	if (ret)
 		goto fail_server;
@@ -58,6 +60,7 @@ static int __init ramster_backend_init(void)
 	return 0;
 
 fail_server:
+	backend_share_exit();
 	backend_clients_exit();
 	backend_debugfs_exit();
 	backend_shrinker_exit();
@@ -75,6 +78,7 @@ fail_selftest:
 static void __exit ramster_backend_exit(void)
 {
 	backend_server_exit();
+	backend_share_exit();
 	backend_clients_exit();
 	backend_debugfs_exit();
 	backend_shrinker_exit();

@@ -62,7 +62,9 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/uuid.h>
 #include <linux/xarray.h>
+#include <asm/unaligned.h>
 #include "tmem.h"
 
 #define TMEM_OBJ_HASH_BITS	8
@@ -773,6 +775,46 @@ int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
 	}
 	write_unlock(&store->pools_lock);
 	return ret;
+}
+
+/**
+ * tmem_auth_list() - the shared-pool authorisations, as text
+ * @store: the store
+ * @buf: where to write them, a line "NODE UUID" each (UUID as the
+ *	 filesystem's 16 bytes: uuid[0] then uuid[1], little endian)
+ * @size: @buf's size; lines that do not fit whole are left out
+ *
+ * Context: process context.
+ * Return: the length written.
+ */
+int tmem_auth_list(struct tmem_store *store, char *buf, size_t size)
+{
+	struct tmem_client *client;
+	unsigned int node, i;
+	uuid_t u;
+	int len = 0, n;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	read_lock(&store->pools_lock);
+	for (node = 0; node < TMEM_MAX_CLIENTS; node++) {
+		client = store->clients[node];
+		for (i = 0; client && i < client->nr_auth; i++) {
+			put_unaligned_le64(client->auth[i][0], &u.b[0]);
+			put_unaligned_le64(client->auth[i][1], &u.b[8]);
+			n = snprintf(buf + len, size - len, "%u %pUb\n", node,
+				     &u);
+			if (n >= size - len) {
+				buf[len] = '\0';
+				goto out;
+			}
+			len += n;
+		}
+	}
+out:
+	read_unlock(&store->pools_lock);
+	return len;
 }
 
 /* Page operations -------------------------------------------------------- */

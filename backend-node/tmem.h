@@ -122,6 +122,7 @@ int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id);
 int tmem_destroy_client(struct tmem_store *store, u8 node);
 int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
 		     bool allow);
+int tmem_auth_list(struct tmem_store *store, char *buf, size_t size);
 
 int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 	     const void *page);

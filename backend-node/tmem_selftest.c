@@ -546,6 +546,17 @@ static void st_bad_flags(struct st *t)
 	st_pool(t, 1, false, false, NULL, 0);
 }
 
+/* tmem_auth_list() into a buffer of @size gives @want. */
+static bool st_auth_is(struct st *t, size_t size, const char *want)
+{
+	char buf[128];
+	int len = tmem_auth_list(t->store, buf, size);
+
+	return !st_bad(t, len != strlen(want) || strcmp(buf, want),
+		       "auth list (%zu bytes) \"%s\", want \"%s\"", size, buf,
+		       want);
+}
+
 static void st_shared(struct st *t)
 {
 	static const u64 u[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
@@ -570,6 +581,12 @@ static void st_shared(struct st *t)
 	    !st_pool(t, 2, false, true, u, 1) ||
 	    !st_stat(t, shared_pools, 1) || !st_stat(t, pools, 2))
 		return;
+	/* Listed as the uuid's bytes: each half little endian. */
+	if (!st_auth_is(t, 128, "1 efcdab89-6745-2301-1032-547698badcfe\n"
+			"2 efcdab89-6745-2301-1032-547698badcfe\n") ||
+	    !st_auth_is(t, 41, "1 efcdab89-6745-2301-1032-547698badcfe\n") ||
+	    !st_auth_is(t, 39, ""))
+		return;
 
 	/* The same page, seen by both; shared gets are not exclusive. */
 	if (!st_hit_as(t, 2, &hb, &ha, 1) || !st_hit_as(t, 2, &hb, &ha, 1) ||
@@ -589,7 +606,8 @@ static void st_shared(struct st *t)
 	    !st_eq(t, "get by client 2 after leaving", tmem_get(t->store, 2, &hb, t->page),
 		   -TMEM_ENODEV) ||
 	    !st_hit(t, 1, &ha, 1) || !st_live_is(t, 2) ||
-	    !st_pool(t, 2, false, true, u, -TMEM_EPERM))
+	    !st_pool(t, 2, false, true, u, -TMEM_EPERM) ||
+	    !st_auth_is(t, 128, "1 efcdab89-6745-2301-1032-547698badcfe\n"))
 		return;
 
 	/* The last one out destroys it. */
