@@ -17,6 +17,9 @@
  * and the server runs its requests one at a time, so the server has seen
  * every earlier put and flush before it answers.  A get for a page that
  * cc_index.c says the server cannot have is a miss with no round trip.
+ * A shared pool also holds other clients' pages, which the index does not
+ * know: its gets all ask the server, and a put that cannot go flushes the
+ * page whether or not this node put it.
  *
  * Coherence when things fail: a flush that cannot be queued or sent, or a
  * connection that goes down, makes the pool stale.  A stale pool misses
@@ -37,6 +40,7 @@
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
 #include <linux/workqueue.h>
+#include <asm/unaligned.h>
 
 #include "r2net.h"
 #include "ramster_frontend.h"
@@ -220,8 +224,8 @@ static int rf_cc_new_pool(bool shared, const uuid_t *uuid)
 	int err;
 
 	if (shared) {
-		memcpy(&np.uuid[0], &uuid->b[0], 8);
-		memcpy(&np.uuid[1], &uuid->b[8], 8);
+		np.uuid[0] = get_unaligned_le64(&uuid->b[0]);
+		np.uuid[1] = get_unaligned_le64(&uuid->b[8]);
 	}
 	r2net_tmem_new_pool_encode(&w, &np);
 	err = r2net_send_sync(rf_target, R2NET_MSG_TMEM_NEW_POOL, RF_KEY, &vec,
@@ -547,7 +551,8 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 		ret = -1;
 	}
 	rf_cc_handle(&want, id, key, index);
-	if (!rf_cc_index_has(pool, &want)) {
+	/* Other clients put pages in a shared pool: only the server knows. */
+	if (!shared && !rf_cc_index_has(pool, &want)) {
 		atomic64_inc(&rf_stats.cc_get_misses);
 		atomic64_inc(&rf_stats.cc_get_index_misses);
 		return -1;
@@ -616,12 +621,13 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 	struct tmem_handle h;
 	struct rf_cc_op *op;
 	unsigned long flags;
+	bool shared;
 	int id;
 
 	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
 		return;
 	/* Not r2net_node_connected(): its lock is not for irqs-off. */
-	id = rf_cc_server_id(pool, NULL, NULL);
+	id = rf_cc_server_id(pool, NULL, &shared);
 	if (id < 0 || !READ_ONCE(rf_cc_up)) {
 		/* The pool is stale or has no pages on the server. */
 		atomic64_inc(&rf_stats.cc_puts_dropped);
@@ -631,7 +637,7 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 	op = mempool_alloc(rf_cc_op_pool, GFP_ATOMIC | __GFP_NOWARN);
 	if (!op) {
 		atomic64_inc(&rf_stats.cc_puts_dropped);
-		if (rf_cc_index_has(pool, &h))
+		if (shared || rf_cc_index_has(pool, &h))
 			rf_cc_stale(pool);
 		goto forget;
 	}
@@ -654,7 +660,8 @@ static void rf_cc_put_page(int pool, const struct cleancache_filekey *key,
 	}
 	if (!slot) {
 		atomic64_inc(&rf_stats.cc_puts_dropped);
-		if (!rf_cc_index_has(pool, &h)) {
+		/* Another client may have put an older copy in a shared pool. */
+		if (!shared && !rf_cc_index_has(pool, &h)) {
 			mempool_free(op, rf_cc_op_pool);
 			goto forget;
 		}
