@@ -4,7 +4,9 @@
 # domains and ramster.conf carry what the guests rely on; "initrd" appends
 # etc/ramster.conf as an uncompressed newc cpio at a 4-byte boundary;
 # disk_iops and disk_mbps become an <iotune> in each of the node's disks;
-# a node with image = stock boots the stock kernel and initrd.
+# a node with image = stock boots the stock kernel and initrd; shared_mib
+# gives every client the shareable disk STATE/shared.img and ramster.conf
+# its shared_uuid.
 # The XML comes from the templates libvirt-xml/*.xml.in with every
 # placeholder filled in; a template with an unknown placeholder, or a
 # missing one, stops render with exit status 1 before it writes anything.
@@ -162,6 +164,82 @@ $rc -c "$tmp/dflt.cluster" -s /var/lib/ramster/t render "$tmp/df" ||
 $rc -s /var/lib/ramster/t render "$tmp/d0" || bad "plain render failed"
 cmp -s "$tmp/df/ms0.xml" "$tmp/d0/ms0.xml" ||
 	bad "image = default renders another ms0.xml than no image line"
+
+# shared_mib: every client, and no memory server, gets the shared disk
+# STATE/shared.img as its next virtio disk after its own (vdc after swap
+# and data, vdb after data alone), raw, shareable, cache='none', serial
+# ramster-shared, throttled like the node's other disks; ramster.conf
+# carries shared_uuid in its cluster: stanza.  Without shared_uuid, one
+# is made at load time.
+uuid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
+sed -e "s/^\tsubnet = .*/&\n\tshared_mib = 256\n\tshared_uuid = $uuid/" \
+	-e "s/^\tmemory_mib = 2048\$/&\n\tdata_mib = 64/" \
+	-e "s/^\tip_address = 10.77.0.12\$/&\n\tdisk_iops = 3000/" \
+	libvirt-xml/default.cluster |
+	sed '/^\tname = client2$/,$s/^\tswap_mib = 1024$/\tswap_mib = 0/' \
+	>"$tmp/shared.cluster"
+$rc -c "$tmp/shared.cluster" check >"$tmp/shared.out" ||
+	bad "check with shared_mib failed"
+want "$tmp/shared.out" "shared disk 256 MiB uuid $uuid"
+$rc -c "$tmp/shared.cluster" -s /var/lib/ramster/t render "$tmp/sh" ||
+	bad "render with shared_mib failed"
+# shared_disk FILE: the <disk> element of STATE/shared.img in FILE.
+shared_disk()
+{
+	sed -n '/<disk /{h;d};H;/<\/disk>/{x;/shared\.img/p}' "$1"
+}
+for spec in client1:vdc client2:vdb; do
+	n=${spec%:*} dev=${spec#*:}
+	d=$tmp/sh/$n.xml
+	[ "$(grep -c "<source file='/var/lib/ramster/t/shared.img'/>" "$d")" = 1 ] ||
+		bad "$n.xml: want one disk with the shared disk's file"
+	shared_disk "$d" >"$tmp/sh/$n.disk"
+	want "$tmp/sh/$n.disk" "<driver name='qemu' type='raw' cache='none' discard='unmap'/>"
+	want "$tmp/sh/$n.disk" "<target dev='$dev' bus='virtio'/>"
+	want "$tmp/sh/$n.disk" "<shareable/>"
+	want "$tmp/sh/$n.disk" "<serial>ramster-shared</serial>"
+	[ "$(grep -c '<shareable/>' "$d")" = 1 ] &&
+		[ "$(grep -c '<serial>' "$d")" = 1 ] ||
+		bad "$n.xml: only the shared disk is shareable and has a serial"
+	out=$(virt-xml-validate "$d" domain 2>&1) ||
+		bad "$n.xml with the shared disk does not validate: $out"
+done
+want "$tmp/sh/client2.disk" "<total_iops_sec>3000</total_iops_sec>"
+[ "$(grep -c '<iotune>' "$tmp/sh/client2.xml")" = 2 ] ||
+	bad "client2.xml: want an <iotune> in its data and shared disks"
+want_not "$tmp/sh/client1.disk" "<iotune>"
+want "$tmp/sh/ms0.xml" "<source file='/var/lib/ramster/t/ms0-data.img'/>"
+want_not "$tmp/sh/ms0.xml" "shared.img"
+want_not "$tmp/sh/ms0.xml" "<shareable/>"
+out=$(virt-xml-validate "$tmp/sh/ms0.xml" domain 2>&1) ||
+	bad "ms0.xml of a cluster with a shared disk does not validate: $out"
+printf 'cluster:\n\tnode_count = 3\n\tname = ramster\n\tshared_uuid = %s\n\nnode:\n' \
+	"$uuid" >"$tmp/sh/want.head"
+head -n 6 "$tmp/sh/ramster.conf" | cmp -s - "$tmp/sh/want.head" ||
+	bad "ramster.conf of a cluster with a shared disk starts: $(head -n 6 "$tmp/sh/ramster.conf")"
+[ "$(grep -c shared_uuid "$tmp/sh/ramster.conf")" = 1 ] ||
+	bad "ramster.conf: want shared_uuid once, in the cluster: stanza"
+sed "/shared_uuid/d" "$tmp/shared.cluster" >"$tmp/shgen.cluster"
+$rc -c "$tmp/shgen.cluster" render "$tmp/sg" || bad "render with a made uuid failed"
+grep -Eq '^	shared_uuid = [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' \
+	"$tmp/sg/ramster.conf" ||
+	bad "no uuid made for shared_uuid: $(head -n 5 "$tmp/sg/ramster.conf")"
+grep -q "$uuid" "$tmp/sg/ramster.conf" && bad "the made uuid is the fixed one"
+$rc -c "$tmp/shgen.cluster" check >"$tmp/shgen.out" ||
+	bad "check with a made uuid failed"
+want "$tmp/shgen.out" "(made now: \"up\" makes another unless shared_uuid is given)"
+sed "s/shared_mib = 256/shared_mib = 0/" "$tmp/shgen.cluster" >"$tmp/sh0.cluster"
+$rc -c "$tmp/sh0.cluster" -s /var/lib/ramster/t render "$tmp/s0" ||
+	bad "render with shared_mib = 0 failed"
+sed -e "/shared_mib/d" "$tmp/sh0.cluster" >"$tmp/shnone.cluster"
+$rc -c "$tmp/shnone.cluster" -s /var/lib/ramster/t render "$tmp/sn" ||
+	bad "render without shared_mib failed"
+for f in ms0.xml client1.xml client2.xml ramster.conf; do
+	cmp -s "$tmp/s0/$f" "$tmp/sn/$f" ||
+		bad "shared_mib = 0 renders another $f than no shared_mib line"
+done
+want_not "$tmp/s0/client1.xml" "shared.img"
+want_not "$tmp/s0/ramster.conf" "shared_uuid"
 
 # The templates are found from any directory, through the executable.
 (cd / && "$top/$rc" -c "$top/libvirt-xml/default.cluster" render "$tmp/w") ||

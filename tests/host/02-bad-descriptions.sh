@@ -5,7 +5,8 @@
 # text stands for the fixture's path).  "render" and "up" refuse it too,
 # before writing or defining anything (up gets a URI that cannot work, so
 # reaching libvirt would show as exit code 1, not 2).  A memory server
-# with image = stock checks, but up refuses it without -K and -I.
+# with image = stock checks, but up refuses it without -K and -I; a
+# cluster with a shared disk checks, but up refuses it without mkfs.ocfs2.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -82,6 +83,29 @@ st=$(run_rc "$tmp/err" -c "$f" -s "$tmp/state" -u test:///nowhere \
 	-k "$tmp/kernel" -i "$tmp/initrd" -K "$tmp/nosuch" -I "$tmp/initrd" up)
 [ "$st" = 2 ] && grep -qF "cannot read $tmp/nosuch" "$tmp/err" ||
 	bad "image = stock, up with a missing -K: exit code $st, want 2 naming it: $(cat "$tmp/err")"
+
+# shared_uuid with "shared_mib = 0" is refused like one without
+# shared_mib, on its line.
+f=$tmp/shared0.cluster
+sed "s/^\tsubnet = .*/&\n\tshared_mib = 0\n\tshared_uuid = 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/" \
+	libvirt-xml/default.cluster >"$f"
+line=$(grep -n 'shared_uuid' "$f" | cut -d: -f1)
+st=$(run_rc "$tmp/err" -c "$f" check)
+[ "$st" = 2 ] && grep -qF -- "$f:$line: shared_uuid = 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 but the cluster has no shared disk" "$tmp/err" ||
+	bad "shared_uuid with shared_mib = 0: exit code $st, want 2 naming line $line: $(cat "$tmp/err")"
+
+# A cluster with a shared disk checks; up without mkfs.ocfs2 on PATH stops
+# before it creates the state directory or runs virsh (not on PATH either).
+f=$tmp/shared.cluster
+sed "s/^\tsubnet = .*/&\n\tshared_mib = 64/" libvirt-xml/default.cluster >"$f"
+st=$(run_rc "$tmp/err" -c "$f" check)
+[ "$st" = 0 ] || bad "shared_mib = 64: check exit code $st, want 0: $(cat "$tmp/err")"
+st=0
+PATH=$tmp/nowhere "$rc" -c "$f" -s "$tmp/state" -u test:///nowhere -k "$tmp/kernel" \
+	-i "$tmp/initrd" up >/dev/null 2>"$tmp/err" || st=$?
+[ "$st" = 1 ] && grep -qF "mkfs.ocfs2 not found: apt-get install ocfs2-tools" "$tmp/err" ||
+	bad "up without mkfs.ocfs2: exit code $st, want 1 and what to install: $(cat "$tmp/err")"
+[ ! -e "$tmp/state" ] || bad "up without mkfs.ocfs2 created its state directory"
 
 [ $fail = 0 ] && echo "PASS: $n bad descriptions refused at the right line"
 exit $fail

@@ -16,6 +16,8 @@
 # when given, in an order r2net takes: a build of ramsterctl linked
 # dynamically runs with fixtures/r2nm-timeouts-preload.c, which refuses
 # the writes r2net refuses (keepalive not below idle) and logs them.
+# share refuses a conf without shared_uuid, a node that is not a memory
+# server and a missing ramster_backend (its write needs the module).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -44,6 +46,7 @@ run()
 }
 
 "$rc" --help | grep -q unconfigure || bad "--help does not document unconfigure"
+"$rc" --help | grep -q "share \[--deny\]" || bad "--help does not document share"
 run "$rc"
 [ $st = 2 ] || bad "no command: exit $st, want 2"
 
@@ -504,6 +507,36 @@ if unshare -m true 2>/dev/null; then
 else
 	echo "note: no unshare -m; ENOSPC midway test skipped"
 fi
+
+# share: refused, before anything is written, without shared_uuid in the
+# conf (2), on a node that is not a memory server (2), for a node not in
+# the conf (2), and without ramster_backend's shared_auth parameter (1).
+# The write itself needs ramster_backend.ko: a guest test's.
+uuid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
+sed "s/^\tname = ramster\$/&\n\tshared_uuid = $uuid/" $conf >"$tmp/shared.conf"
+mkdir -p "$tmp/mods"
+run "$rc" -c $conf -n ms0 -M "$tmp/mods" share
+[ $st = 2 ] || bad "share without shared_uuid: exit $st, want 2: $out"
+echo "$out" | grep -qF "the cluster has no shared disk: add shared_mib to its description" ||
+	bad "share without shared_uuid said: $out"
+run "$rc" -c "$tmp/shared.conf" -n client1 -M "$tmp/mods" share
+[ $st = 2 ] || bad "share on a client: exit $st, want 2: $out"
+echo "$out" | grep -q "this node client1 is a client .*not a memory server" ||
+	bad "share on a client said: $out"
+run "$rc" -c "$tmp/shared.conf" -n nosuch -M "$tmp/mods" share --deny
+[ $st = 2 ] && echo "$out" | grep -q "'nosuch'" || bad "share for an unknown node: exit $st: $out"
+run "$rc" -c "$tmp/shared.conf" -n ms0 -M "$tmp/mods" share
+[ $st = 1 ] || bad "share without ramster_backend: exit $st, want 1: $out"
+echo "$out" | grep -qF "$tmp/mods/ramster_backend/parameters/shared_auth does not exist: load ramster_backend.ko first" ||
+	bad "share without ramster_backend said: $out"
+[ -z "$(ls -A "$tmp/mods")" ] || bad "share created $(ls -A "$tmp/mods")"
+run "$rc" -c "$tmp/shared.conf" -n ms0 -M "$tmp/mods" share extra
+[ $st = 2 ] || bad "share with an argument: exit $st, want 2: $out"
+for cmd in configure status unconfigure; do
+	run "$rc" -c $conf -n client1 -r "$r" $cmd --deny
+	[ $st = 2 ] || bad "--deny with $cmd: exit $st, want 2: $out"
+done
+[ -z "$(ls -A "$r")" ] || bad "a refused --deny wrote into $r"
 
 [ $fail = 0 ] && echo "PASS: ramsterctl"
 exit $fail

@@ -29,6 +29,11 @@ int rc_cmd_check(const struct rc_cluster *c)
 	printf("cluster %s: %d node%s, subnet %s/%u, port %u\n", c->name,
 	       c->nr_nodes, c->nr_nodes == 1 ? "" : "s", net, c->prefix,
 	       c->port);
+	if (c->shared_mib)
+		printf("shared disk %lu MiB uuid %s%s\n", c->shared_mib,
+		       c->shared_uuid, c->shared_uuid_generated ?
+		       " (made now: \"up\" makes another unless shared_uuid is given)" :
+		       "");
 	for (i = 0; i < c->nr_nodes; i++) {
 		const struct rc_node *n = &c->nodes[i];
 
@@ -150,25 +155,95 @@ static int mkfs_ext4(const char *path, const char *label)
 	return ret ? -1 : 0;
 }
 
-/* A fresh sparse raw file of MIB MiB, ext4-formatted if FORMAT. */
-static int make_disk(const char *state, const struct rc_node *n,
-		     const char *kind, unsigned long mib, bool format)
+/* PATH: a fresh sparse raw file of MIB MiB. */
+static int make_sparse(const char *path, unsigned long mib)
 {
-	char *path = rc_xasprintf("%s/%s-%s.img", state, n->name, kind);
-	int fd, ret = -1;
+	int fd, ret = 0;
 
 	unlink(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0 || ftruncate(fd, (off_t)mib << 20)) {
 		rc_err("cannot create %s: %s", path, strerror(errno));
-		goto out;
+		ret = -1;
 	}
-	ret = 0;
-	if (format)
-		ret = mkfs_ext4(path, kind);
-out:
 	if (fd >= 0)
 		close(fd);
+	return ret;
+}
+
+/* A fresh sparse raw file of MIB MiB, ext4-formatted if FORMAT. */
+static int make_disk(const char *state, const struct rc_node *n,
+		     const char *kind, unsigned long mib, bool format)
+{
+	char *path = rc_xasprintf("%s/%s-%s.img", state, n->name, kind);
+	int ret = make_sparse(path, mib);
+
+	if (!ret && format)
+		ret = mkfs_ext4(path, kind);
+	free(path);
+	return ret;
+}
+
+#define MKFS_OCFS2		"mkfs.ocfs2"
+#define MKFS_OCFS2_MISSING	MKFS_OCFS2 " not found: apt-get install ocfs2-tools"
+
+/* Whether PROG is an executable file in a directory of $PATH. */
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	bool found = false;
+	char *file;
+
+	for (p = path ? path : "/usr/bin:/bin"; !found && *p; p = end) {
+		end = strchrnul(p, ':');
+		/* an empty entry is the current directory */
+		file = end > p ? rc_xasprintf("%.*s/%s", (int)(end - p), p, prog) :
+		       rc_xasprintf("./%s", prog);
+		found = !access(file, X_OK);
+		free(file);
+		if (*end)
+			end++;
+	}
+	return found;
+}
+
+/*
+ * STATE/shared.img, the disk every client shares: an OCFS2 volume with
+ * the cluster's name as label and shared_uuid as uuid (the tmem shared
+ * pool is keyed by it), mounted without a cluster stack (-M local), two
+ * node slots.  mkfs.ocfs2 warns about -U even when it succeeds: what it
+ * prints is shown only if it fails.
+ */
+static int make_shared(const struct rc_cluster *c, const char *state)
+{
+	char *path = rc_xasprintf("%s/%s", state, RC_SHARED_FILE);
+	const char *argv[] = {
+		MKFS_OCFS2, "-q", "-F", "-M", "local", "-b", "4096",
+		"-C", "4096", "-N", "2", "-L", c->name, "-U", c->shared_uuid,
+		path, NULL,
+	};
+	char *out = NULL, *err = NULL, *msg;
+	size_t len;
+	int ret = -1, st;
+
+	if (make_sparse(path, c->shared_mib))
+		goto out;
+	st = rc_run(argv, &out, &err);
+	if (st == 127 && !in_path(MKFS_OCFS2)) {
+		rc_err(MKFS_OCFS2_MISSING);
+	} else if (st) {
+		msg = err && *err ? err : out;
+		len = msg ? strlen(msg) : 0;
+		while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+			msg[--len] = '\0';
+		rc_err("mkfs.ocfs2 %s failed (exit %d): %s", path, st,
+		       len ? msg : "(no message)");
+	} else {
+		ret = 0;
+	}
+out:
+	free(out);
+	free(err);
 	free(path);
 	return ret;
 }
@@ -187,6 +262,8 @@ static int make_disks(const struct rc_cluster *c, const char *state)
 		    make_disk(state, n, "data", n->data_mib, true))
 			return -1;
 	}
+	if (c->shared_mib && make_shared(c, state))
+		return -1;
 	return 0;
 }
 
@@ -331,6 +408,11 @@ int rc_cmd_up(struct rc_cluster *c, const struct rc_opts *o)
 
 	if (check_images(c, o))
 		return RC_EXIT_BAD;
+	/* Before libvirt is touched: up needs it only at the very end. */
+	if (c->shared_mib && !in_path(MKFS_OCFS2)) {
+		rc_err(MKFS_OCFS2_MISSING);
+		return RC_EXIT_RUNTIME;
+	}
 	if (connect_check(o) || check_free(c, o) || prepare_state(c, o))
 		return RC_EXIT_RUNTIME;
 	if (define_all(c, o, &us)) {
@@ -423,6 +505,61 @@ static const char *net_state(const struct rc_opts *o, const char *net)
 }
 
 /*
+ * The uuid "up" gave the shared disk: the description's shared_uuid, or
+ * else (one made at load) the one in STATE/ramster.conf, which "up" wrote
+ * with the disk; "" if there is none there.
+ */
+static void state_shared_uuid(const struct rc_cluster *c, const char *state,
+			      char uuid[RC_UUID_LEN + 1])
+{
+	static const char key[] = "\tshared_uuid = ";
+	char *path, *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f;
+
+	uuid[0] = '\0';
+	if (!c->shared_uuid_generated) {
+		memcpy(uuid, c->shared_uuid, RC_UUID_LEN + 1);
+		return;
+	}
+	path = rc_xasprintf("%s/ramster.conf", state);
+	f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!strncmp(line, key, sizeof(key) - 1) &&
+		    rc_uuid_valid(line + sizeof(key) - 1)) {
+			memcpy(uuid, line + sizeof(key) - 1, RC_UUID_LEN + 1);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
+/* "shared disk STATE/shared.img: N MiB, uuid UUID, on NODE ..." */
+static void print_shared(const struct rc_cluster *c, const char *state)
+{
+	char uuid[RC_UUID_LEN + 1];
+	int i;
+
+	if (!c->shared_mib)
+		return;
+	state_shared_uuid(c, state, uuid);
+	printf("shared disk %s/%s: %lu MiB, uuid %s, on", state,
+	       RC_SHARED_FILE, c->shared_mib,
+	       uuid[0] ? uuid : "- (not in the state directory's ramster.conf)");
+	for (i = 0; i < c->nr_nodes; i++)
+		if (c->nodes[i].role == RC_ROLE_CLIENT)
+			printf(" %s", c->nodes[i].name);
+	printf("\n");
+}
+
+/*
  * The table, then each node's newest STATUS counters.  Without libvirt
  * the states read "unknown" and the exit status is 1, but the counters,
  * which come from the state directory, are still shown.
@@ -449,6 +586,7 @@ int rc_cmd_status(const struct rc_cluster *c, const struct rc_opts *o)
 	rc_network_name(c, name, sizeof(name));
 	printf("network %s: %s\n", name,
 	       reached ? net_state(o, name) : "unknown");
+	print_shared(c, o->state);
 	rc_print_counters(c, o->state);
 	return reached ? RC_EXIT_OK : RC_EXIT_RUNTIME;
 }

@@ -13,9 +13,11 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rc.h"
 
@@ -45,6 +47,8 @@ static const char *const cluster_keys[CK_COUNT] = {
 	[CK_NAME]	= "name",
 	[CK_SUBNET]	= "subnet",
 	[CK_PORT]	= "port",
+	[CK_SHARED_MIB]	= "shared_mib",
+	[CK_SHARED_UUID] = "shared_uuid",
 };
 
 /* An example line for each required key, for "add ..." hints. */
@@ -347,6 +351,54 @@ bad:
 		   val);
 }
 
+/* 8-4-4-4-12 lowercase hex digits, as /proc/sys/kernel/random/uuid. */
+bool rc_uuid_valid(const char *s)
+{
+	int i;
+
+	for (i = 0; i < RC_UUID_LEN; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!isdigit((unsigned char)s[i]) &&
+			   (s[i] < 'a' || s[i] > 'f')) {
+			return false;
+		}
+	}
+	return s[i] == '\0';
+}
+
+/* The shared disk: 0 for none, else RC_MIN_SHARED_MIB..RC_MAX_DISK_MIB. */
+static void parse_shared_mib(struct parser *p, const char *val)
+{
+	struct rc_cluster *c = p->c;
+	unsigned long v;
+
+	if (parse_ulong(val, &v) || v > RC_MAX_DISK_MIB ||
+	    (v && v < RC_MIN_SHARED_MIB)) {
+		desc_error(c, p->lineno,
+			   "shared_mib = %s is not a disk size; write \"shared_mib = 0\" for no shared disk or a size from %d to %lu MiB",
+			   val, RC_MIN_SHARED_MIB, RC_MAX_DISK_MIB);
+		return;
+	}
+	c->shared_mib = v;
+	c->valid |= 1U << CK_SHARED_MIB;
+}
+
+static void parse_shared_uuid(struct parser *p, const char *val)
+{
+	struct rc_cluster *c = p->c;
+
+	if (!rc_uuid_valid(val)) {
+		desc_error(c, p->lineno,
+			   "shared_uuid = %s is not a uuid; write 32 lowercase hex digits grouped 8-4-4-4-12, e.g. \"shared_uuid = 6f0d4f2e-9a51-4c3b-8e7d-1a2b3c4d5e6f\", or drop the line to have one made",
+			   val);
+		return;
+	}
+	memcpy(c->shared_uuid, val, RC_UUID_LEN + 1);
+	c->valid |= 1U << CK_SHARED_UUID;
+}
+
 static void cluster_value(struct parser *p, int key, const char *val)
 {
 	struct rc_cluster *c = p->c;
@@ -365,6 +417,12 @@ static void cluster_value(struct parser *p, int key, const char *val)
 			c->port = v;
 			c->valid |= 1U << key;
 		}
+		break;
+	case CK_SHARED_MIB:
+		parse_shared_mib(p, val);
+		break;
+	case CK_SHARED_UUID:
+		parse_shared_uuid(p, val);
 		break;
 	}
 }
@@ -792,6 +850,62 @@ static void check_throttle(struct rc_cluster *c, const struct rc_node *n)
 	}
 }
 
+/*
+ * shared_uuid needs a shared disk, and a shared disk needs a client to
+ * share it.  Whether there is a client is known only if every role is.
+ */
+static void check_shared(struct rc_cluster *c)
+{
+	int i;
+
+	if (c->key_line[CK_SHARED_UUID] && VALID(c, CK_SHARED_UUID) &&
+	    (!c->key_line[CK_SHARED_MIB] ||
+	     (VALID(c, CK_SHARED_MIB) && !c->shared_mib)))
+		desc_error(c, c->key_line[CK_SHARED_UUID],
+			   "shared_uuid = %s but the cluster has no shared disk; write \"shared_mib = 1024\" (its size in MiB, at least %d) in the cluster: stanza, or drop the line",
+			   c->shared_uuid, RC_MIN_SHARED_MIB);
+	if (!c->shared_mib || !c->nr_nodes)
+		return;
+	for (i = 0; i < c->nr_nodes; i++)
+		if (!VALID(&c->nodes[i], NK_ROLE) ||
+		    c->nodes[i].role == RC_ROLE_CLIENT)
+			return;
+	desc_error(c, c->key_line[CK_SHARED_MIB],
+		   "shared_mib = %lu but the cluster has no client node to share the disk; drop the line (or write \"shared_mib = 0\"), or add a node: stanza with \"role = client\"",
+		   c->shared_mib);
+}
+
+/*
+ * A shared disk without shared_uuid gets a fresh uuid, once per load, so
+ * that what "render" and "up" write in one run agrees.
+ */
+static int make_shared_uuid(struct rc_cluster *c)
+{
+	char buf[64];
+	ssize_t len;
+	int fd;
+
+	fd = open(RC_UUID_SOURCE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc_err("cannot open %s to make the shared disk's uuid: %s; write \"shared_uuid = UUID\" in the cluster: stanza of %s",
+		       RC_UUID_SOURCE, strerror(errno), c->file);
+		return -1;
+	}
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	buf[len > 0 ? len : 0] = '\0';
+	if (!rc_uuid_valid(buf)) {
+		rc_err("%s gave no uuid (\"%s\"); write \"shared_uuid = UUID\" in the cluster: stanza of %s",
+		       RC_UUID_SOURCE, buf, c->file);
+		return -1;
+	}
+	memcpy(c->shared_uuid, buf, RC_UUID_LEN + 1);
+	c->shared_uuid_generated = true;
+	return 0;
+}
+
 static void check_nodes(struct rc_cluster *c)
 {
 	int j;
@@ -853,6 +967,11 @@ int rc_desc_load(struct rc_cluster *c, const char *file)
 		finish_node(c, &c->nodes[i]);
 	finish_cluster(c);
 	check_nodes(c);
+	check_shared(c);
 	print_errors(c);
-	return c->nr_errors ? -1 : 0;
+	if (c->nr_errors)
+		return -1;
+	if (c->shared_mib && !c->key_line[CK_SHARED_UUID])
+		return make_shared_uuid(c);
+	return 0;
 }

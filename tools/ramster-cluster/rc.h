@@ -30,6 +30,8 @@
 #define RC_MAX_DISK_MIB		(1024UL * 1024)
 #define RC_MAX_DISK_IOPS	10000000UL
 #define RC_MAX_DISK_MBPS	100000UL
+#define RC_MIN_SHARED_MIB	64
+#define RC_UUID_LEN		36	/* 8-4-4-4-12 hex digits */
 #define RC_DEFAULT_PORT		7777
 #define RC_DEFAULT_SWAP_MIB	1024
 #define RC_DEFAULT_DATA_MIB	512
@@ -45,6 +47,10 @@
 /* The kernel and initrd of nodes with "image = stock" (-K, -I). */
 #define RC_STOCK_KERNEL_FILE	"stock-vmlinuz"
 #define RC_STOCK_INITRD_FILE	"stock-initrd.img"
+/* The disk all clients share (shared_mib), an OCFS2 volume. */
+#define RC_SHARED_FILE		"shared.img"
+#define RC_SHARED_SERIAL	"ramster-shared"
+#define RC_UUID_SOURCE		"/proc/sys/kernel/random/uuid"
 
 enum rc_role {
 	RC_ROLE_NONE,
@@ -80,6 +86,8 @@ enum rc_cluster_key {
 	CK_NAME,
 	CK_SUBNET,
 	CK_PORT,
+	CK_SHARED_MIB,
+	CK_SHARED_UUID,
 	CK_COUNT,
 };
 
@@ -112,6 +120,9 @@ struct rc_cluster {
 	uint32_t net;			/* host byte order */
 	unsigned int prefix;
 	unsigned int port;
+	unsigned long shared_mib;	/* 0: no shared disk */
+	char shared_uuid[RC_UUID_LEN + 1];	/* "" unless shared_mib */
+	bool shared_uuid_generated;	/* from RC_UUID_SOURCE, not the file */
 	int nr_nodes;
 	struct rc_node nodes[RC_MAX_NODES];
 	int nr_errors;
@@ -154,6 +165,7 @@ int rc_desc_load(struct rc_cluster *c, const char *file);
 const char *rc_role_name(enum rc_role role);
 const char *rc_image_name(enum rc_image image);
 void rc_format_ip(uint32_t ip, char buf[16]);
+bool rc_uuid_valid(const char *s);
 
 /* render.c */
 void rc_bridge_name(const struct rc_cluster *c, char *buf, size_t len);

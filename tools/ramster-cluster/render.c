@@ -61,21 +61,35 @@ void rc_render_network(const struct rc_cluster *c,
 }
 
 /*
- * A <disk> element of node N, not indented, with <iotune> if disk_iops or
- * disk_mbps is set.
+ * A <disk> element of node N for STATE/FILE as virtio disk vdX, X = 'a' +
+ * INDEX, not indented, with <iotune> if disk_iops or disk_mbps is set.
+ *
+ * The shared disk (SHARED) is <shareable/> (QEMU opens it with
+ * share-rw=on, so that every client may have it open for writing) and
+ * has cache='none', where the others have cache='writeback'.  libvirt's
+ * formatdomain says <shareable/> "means that caching should be
+ * deactivated for that device", and its migration check calls any mode
+ * but 'none' and 'directsync' unsafe for storage other hosts see; of the
+ * two, 'none' (O_DIRECT) keeps the guest's own write cache and flushes.
+ * libvirt itself only refuses a shareable disk that is not raw.  O_DIRECT
+ * needs a state directory on a file system that has it (ext4, xfs; not
+ * tmpfs before Linux 6.6).  The guest finds the disk by its serial, in
+ * /sys/block/vdX/serial.
  */
 static void render_disk(FILE *f, const char *state, const struct rc_node *n,
-			const char *kind, const char *dev)
+			const char *file, int index, bool shared)
 {
 	bool iotune = n->disk_iops || n->disk_mbps;
 
 	fprintf(f,
 		"<disk type='file' device='disk'>\n"
-		"  <driver name='qemu' type='raw' cache='writeback' discard='unmap'/>\n"
-		"  <source file='");
+		"  <driver name='qemu' type='raw' cache='%s' discard='unmap'/>\n"
+		"  <source file='", shared ? "none" : "writeback");
 	rc_xml_puts(f, state);
-	fprintf(f, "/%s-%s.img'/>\n"
-		"  <target dev='%s' bus='virtio'/>\n", n->name, kind, dev);
+	fputc('/', f);
+	rc_xml_puts(f, file);
+	fprintf(f, "'/>\n"
+		"  <target dev='vd%c' bus='virtio'/>\n", 'a' + index);
 	if (iotune)
 		fputs("  <iotune>\n", f);
 	if (n->disk_mbps)
@@ -86,23 +100,35 @@ static void render_disk(FILE *f, const char *state, const struct rc_node *n,
 			n->disk_iops);
 	if (iotune)
 		fputs("  </iotune>\n", f);
+	if (shared)
+		fputs("  <shareable/>\n"
+		      "  <serial>" RC_SHARED_SERIAL "</serial>\n", f);
 	fputs("</disk>\n", f);
 }
 
-static char *render_disks(const struct rc_node *n, const char *state)
+/* Swap, data, then (clients) the shared disk: vda, vdb, vdc as present. */
+static char *render_disks(const struct rc_cluster *c, const struct rc_node *n,
+			  const char *state)
 {
-	char *buf = NULL;
+	char *buf = NULL, file[RC_NODE_NAME_MAX + 16];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	int index = 0;
 
 	if (!f) {
 		rc_err("out of memory");
 		exit(RC_EXIT_RUNTIME);
 	}
-	if (n->swap_mib)
-		render_disk(f, state, n, "swap", "vda");
-	if (n->data_mib)
-		render_disk(f, state, n, "data", n->swap_mib ? "vdb" : "vda");
+	if (n->swap_mib) {
+		snprintf(file, sizeof(file), "%s-swap.img", n->name);
+		render_disk(f, state, n, file, index++, false);
+	}
+	if (n->data_mib) {
+		snprintf(file, sizeof(file), "%s-data.img", n->name);
+		render_disk(f, state, n, file, index++, false);
+	}
+	if (c->shared_mib && n->role == RC_ROLE_CLIENT)
+		render_disk(f, state, n, RC_SHARED_FILE, index++, true);
 	if (fclose(f)) {
 		rc_err("out of memory");
 		exit(RC_EXIT_RUNTIME);
@@ -131,7 +157,7 @@ void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 				    RC_STOCK_INITRD_FILE : RC_INITRD_FILE);
 	char *console = rc_xasprintf("%s/%s.console.log", state, n->name);
 	char *results = rc_xasprintf("%s/%s.results.log", state, n->name);
-	char *disks = render_disks(n, state);
+	char *disks = render_disks(c, n, state);
 	const struct rc_subst v[] = {
 		{ "CLUSTER", c->name, false },
 		{ "NETWORK", net, false },
@@ -172,8 +198,11 @@ void rc_render_conf(const struct rc_cluster *c, FILE *f)
 	char ip[16];
 	int i;
 
-	fprintf(f, "cluster:\n\tnode_count = %d\n\tname = %s\n\n",
+	fprintf(f, "cluster:\n\tnode_count = %d\n\tname = %s\n",
 		c->nr_nodes, c->name);
+	if (c->shared_mib)
+		fprintf(f, "\tshared_uuid = %s\n", c->shared_uuid);
+	fputc('\n', f);
 	for (i = 0; i < c->nr_nodes; i++) {
 		const struct rc_node *n = &c->nodes[i];
 

@@ -30,6 +30,7 @@ enum cluster_key {
 	CK_IDLE_TIMEOUT,
 	CK_KEEPALIVE_DELAY,
 	CK_RECONNECT_DELAY,
+	CK_SHARED_UUID,
 	CK_NR,
 	CK_REQUIRED = CK_IDLE_TIMEOUT,	/* the keys before it must be given */
 };
@@ -50,6 +51,7 @@ static const char * const cluster_keys[CK_NR] = {
 	[CK_IDLE_TIMEOUT] = "idle_timeout_ms",
 	[CK_KEEPALIVE_DELAY] = "keepalive_delay_ms",
 	[CK_RECONNECT_DELAY] = "reconnect_delay_ms",
+	[CK_SHARED_UUID] = "shared_uuid",
 };
 
 static const char * const node_keys[NK_NR] = {
@@ -81,6 +83,7 @@ struct parser {
 	char cluster_name[RCONF_CLUSTER_NAME_MAX + 1];
 	unsigned int node_count;
 	unsigned int timeout[CK_NR];	/* by cluster_key, the timeouts only */
+	char shared_uuid[RCONF_UUID_LEN + 1];
 
 	struct pnode *nodes;
 	unsigned int nr_nodes;
@@ -174,6 +177,23 @@ static bool parse_ipv4(const char *s, unsigned char addr[4])
 	return addr[0] != 0 && addr[0] < 224;
 }
 
+/* 8-4-4-4-12 lowercase hex digits, as ramster-cluster writes it. */
+static bool uuid_ok(const char *s)
+{
+	int i;
+
+	for (i = 0; i < RCONF_UUID_LEN; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!((s[i] >= '0' && s[i] <= '9') ||
+			     (s[i] >= 'a' && s[i] <= 'f'))) {
+			return false;
+		}
+	}
+	return s[i] == '\0';
+}
+
 static int find_key(const char * const *keys, int nr, const char *key)
 {
 	int i;
@@ -219,6 +239,14 @@ static bool cluster_param(struct parser *p, const char *key, const char *val)
 			return false;
 		}
 		p->node_count = (unsigned int)n;
+		break;
+	case CK_SHARED_UUID:
+		if (!uuid_ok(val)) {
+			fail(p, p->lineno, "bad shared_uuid '%.64s': want 8-4-4-4-12 lowercase hex digits",
+			     val);
+			return false;
+		}
+		strcpy(p->shared_uuid, val);
 		break;
 	default:	/* the timeouts */
 		if (!parse_uint(val, &n)) {
@@ -534,6 +562,8 @@ static struct rconf *build(struct parser *p)
 	c->reconnect_delay_ms = c->reconnect_delay_line ?
 				p->timeout[CK_RECONNECT_DELAY] :
 				RCONF_RECONNECT_DELAY_MS_DEFAULT;
+	strcpy(c->shared_uuid, p->shared_uuid);
+	c->shared_uuid_line = p->ck_line[CK_SHARED_UUID];
 	c->nr_nodes = p->nr_nodes;
 	for (i = 0; i < p->nr_nodes; i++)
 		c->nodes[i] = p->nodes[i].n;

@@ -14,12 +14,18 @@
  *		idle_timeout_ms = 30000		optional, 1..86400000
  *		keepalive_delay_ms = 2000	optional, 1..86400000
  *		reconnect_delay_ms = 2000	optional, 1..86400000
+ *		shared_uuid = 6f0d4f2e-...	optional: the cluster's shared
+ *						disk (8-4-4-4-12 lowercase hex)
  *
  * The three timeouts are r2net's (its configfs attributes of the same
  * names); the defaults shown are r2net's, which apply when a key is left
  * out.  keepalive_delay_ms must be below idle_timeout_ms, as the two are in
  * effect: given, or else the default (so keepalive_delay_ms = 40000 alone
  * is refused, being above the default idle timeout).
+ *
+ * shared_uuid is there when the cluster has a disk all its clients share
+ * (an OCFS2 volume; ramster-cluster's shared_mib): its file system uuid,
+ * which keys the tmem shared pool on the memory servers.
  *
  *	node:
  *		name = ms0			1..64 of [A-Za-z0-9._-], unique
@@ -47,6 +53,7 @@
 #define RCONF_IDLE_TIMEOUT_MS_DEFAULT		30000	/* r2net's defaults */
 #define RCONF_KEEPALIVE_DELAY_MS_DEFAULT	2000
 #define RCONF_RECONNECT_DELAY_MS_DEFAULT	2000
+#define RCONF_UUID_LEN		36	/* 8-4-4-4-12 hex digits */
 
 enum rconf_role {
 	RCONF_ROLE_MEMORY_SERVER,
@@ -74,6 +81,9 @@ struct rconf {
 	unsigned int idle_timeout_line;
 	unsigned int keepalive_delay_line;
 	unsigned int reconnect_delay_line;
+	/* The shared disk's uuid; "" and line 0 if the cluster has none. */
+	char shared_uuid[RCONF_UUID_LEN + 1];
+	unsigned int shared_uuid_line;
 	unsigned int nr_nodes;		/* == node_count */
 	struct rconf_node *nodes;	/* in file order */
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ramsterctl - set up, tear down and show the r2net cluster in configfs
- * from /etc/ramster.conf.  See usage() for the commands.
+ * from /etc/ramster.conf, and on a memory server let the clients use the
+ * cluster's shared pool (share).  See usage() for the commands.
  *
  * configure checks everything before it writes anything, then writes in
  * the order r2net's node manager enforces (the cluster's timeouts that the
@@ -56,22 +57,25 @@ static void usage(FILE *f)
 "usage: ramsterctl [-c CONF] [-n NODE] [-r ROOT] configure\n"
 "       ramsterctl [-r ROOT] unconfigure\n"
 "       ramsterctl [-c CONF] [-r ROOT] [-d DIR] [-D DIR] [-M DIR] [-v] status\n"
+"       ramsterctl [-c CONF] [-n NODE] [-M DIR] share [--deny]\n"
 "       ramsterctl --help\n"
 "\n"
 "Sets up the r2net cluster (r2net.ko's configfs node manager) from\n"
 "ramster.conf.\n"
 "\n"
 "  -c CONF   cluster configuration (default " DEFAULT_CONF ")\n"
-"  -n NODE   this machine's node name (default: the hostname)\n"
+"  -n NODE   this machine's node name, for configure and share (default:\n"
+"            the hostname)\n"
 "  -r ROOT   r2net's configfs directory (default " DEFAULT_ROOT ")\n"
 "  -d DIR    r2net's debugfs directory, for status (default\n"
 "            " DEFAULT_DEBUGFS ", or r2net under -D's DIR)\n"
 "  -D DIR    where debugfs is mounted, for status: the counters of\n"
 "            ramster_backend and ramster_frontend are in DIR/ramster_backend\n"
 "            and DIR/ramster_frontend (default " DEFAULT_DEBUGFS_MOUNT ")\n"
-"  -M DIR    where the modules' parameters are, for status (default\n"
-"            " DEFAULT_MODULES "; ramster_frontend's target, mode and replica\n"
-"            are in DIR/ramster_frontend/parameters)\n"
+"  -M DIR    where the modules' parameters are, for status and share\n"
+"            (default " DEFAULT_MODULES "; ramster_frontend's target, mode and\n"
+"            replica are in DIR/ramster_frontend/parameters, ramster_backend's\n"
+"            shared_auth in DIR/ramster_backend/parameters)\n"
 "  -v        status: also every counter of every node and module\n"
 "\n"
 "configure    parse CONF; check that NODE is one of its nodes, that ROOT\n"
@@ -117,6 +121,17 @@ static void usage(FILE *f)
 "             A counter that cannot be read shows '-', one that is not a\n"
 "             number '?'.  With -v, every counter of every node, then every\n"
 "             counter file of the two modules.\n"
+"share        on a memory server (NODE's role in CONF), let every client\n"
+"             node of CONF use the cluster's shared pool, the one keyed by\n"
+"             the shared disk's uuid (CONF's shared_uuid): write\n"
+"             \"allow NUM UUID\" for each client to\n"
+"             DIR/ramster_backend/parameters/shared_auth, one write a line,\n"
+"             and print \"node NUM: allowed for shared pool UUID\".  With\n"
+"             --deny, write \"deny NUM UUID\" instead.  Reading that file\n"
+"             lists the clients allowed now, \"NUM UUID\" a line.  Needs\n"
+"             a CONF with shared_uuid (the cluster description's\n"
+"             shared_mib) and ramster_backend.ko loaded; every client is\n"
+"             tried, and a refused write is printed with its error.\n"
 "\n"
 "Exit status: 0 done, 1 failed (nothing left half configured),\n"
 "2 bad usage or bad CONF (errors name FILE:LINE).\n");
@@ -399,28 +414,23 @@ static unsigned int timeouts_in_order(const struct rconf *c, const char *cdir,
 	return n;
 }
 
-static int cmd_configure(const char *conf_path, const char *node,
-			 const char *root)
+/*
+ * This machine's node in @c: @node (-n), else the one named like the
+ * hostname.  Returns 0 with *@me set, or the exit status after saying what
+ * to do.
+ */
+static int this_node(const struct rconf *c, const char *conf_path,
+		     const char *node, const struct rconf_node **me)
 {
-	struct timeout tmo[3];
-	char host[256], cdir[PATH_MAX], ndir[PATH_MAX], path[PATH_MAX];
-	char val[32];
-	struct rconf_err cerr;
-	struct rconf *c;
-	const struct rconf_node *me = NULL;
-	unsigned int i, nt;
-	int ret = EXIT_RUNTIME;
 	const char *who = "-n";
+	char host[256];
+	unsigned int i;
 
-	c = rconf_load(conf_path, &cerr);
-	if (!c) {
-		fprintf(stderr, "%s\n", cerr.text);
-		return EXIT_USAGE;
-	}
+	*me = NULL;
 	if (!node) {
 		if (gethostname(host, sizeof(host))) {
 			err("cannot get the hostname: %s; pass -n NODE", strerror(errno));
-			goto out;
+			return EXIT_RUNTIME;
 		}
 		host[sizeof(host) - 1] = '\0';
 		node = host;
@@ -428,16 +438,38 @@ static int cmd_configure(const char *conf_path, const char *node,
 	}
 	for (i = 0; i < c->nr_nodes; i++)
 		if (!strcmp(c->nodes[i].name, node))
-			me = &c->nodes[i];
-	if (!me) {
-		fprintf(stderr, "%s: this node '%s' (from %s) is not a node of %s; its nodes are:",
-			prog, node, who, conf_path);
-		for (i = 0; i < c->nr_nodes; i++)
-			fprintf(stderr, " %s", c->nodes[i].name);
-		fprintf(stderr, "; pass -n NODE or fix the conf\n");
-		ret = EXIT_USAGE;
-		goto out;
+			*me = &c->nodes[i];
+	if (*me)
+		return 0;
+	fprintf(stderr, "%s: this node '%s' (from %s) is not a node of %s; its nodes are:",
+		prog, node, who, conf_path);
+	for (i = 0; i < c->nr_nodes; i++)
+		fprintf(stderr, " %s", c->nodes[i].name);
+	fprintf(stderr, "; pass -n NODE or fix the conf\n");
+	return EXIT_USAGE;
+}
+
+static int cmd_configure(const char *conf_path, const char *node,
+			 const char *root)
+{
+	struct timeout tmo[3];
+	char cdir[PATH_MAX], ndir[PATH_MAX], path[PATH_MAX];
+	char val[32];
+	struct rconf_err cerr;
+	struct rconf *c;
+	const struct rconf_node *me;
+	unsigned int i, nt;
+	int ret = EXIT_RUNTIME;
+
+	c = rconf_load(conf_path, &cerr);
+	if (!c) {
+		fprintf(stderr, "%s\n", cerr.text);
+		return EXIT_USAGE;
 	}
+	ret = this_node(c, conf_path, node, &me);
+	if (ret)
+		goto out;
+	ret = EXIT_RUNTIME;
 	if (check_root(root))
 		goto out;
 	i = for_each_dir(root, NULL, NULL);
@@ -521,6 +553,111 @@ out:
 	free(undo_log);
 	undo_log = NULL;
 	undo_nr = undo_cap = 0;
+	rconf_free(c);
+	return ret;
+}
+
+/*
+ * share [--deny]: on a memory server, allow (deny) every client node of
+ * the conf the cluster's shared pool, the one keyed by shared_uuid: write
+ * "allow NUM UUID" ("deny NUM UUID") to ramster_backend's shared_auth
+ * parameter, one write() a line, as the module parses one line a write.
+ * Every client is tried; the exit status is 1 if any write was refused.
+ */
+#define SHARED_AUTH	"ramster_backend/parameters/shared_auth"
+
+static int write_auth(const char *path, const char *line)
+{
+	size_t len = strlen(line);
+	ssize_t w;
+	int fd, e;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	w = write(fd, line, len);
+	e = w < 0 ? errno : EIO;
+	if (close(fd) && w == (ssize_t)len) {
+		e = errno;
+		w = -1;
+	}
+	return w == (ssize_t)len ? 0 : e;
+}
+
+static int cmd_share(const char *conf_path, const char *node,
+		     const char *modules, int deny)
+{
+	const char *verb = deny ? "deny" : "allow";
+	const struct rconf_node *me, *n;
+	char path[PATH_MAX], dir[PATH_MAX], line[128];
+	unsigned int i, clients = 0;
+	struct rconf_err cerr;
+	struct rconf *c;
+	struct stat st;
+	int ret, e;
+
+	c = rconf_load(conf_path, &cerr);
+	if (!c) {
+		fprintf(stderr, "%s\n", cerr.text);
+		return EXIT_USAGE;
+	}
+	ret = EXIT_USAGE;
+	if (!c->shared_uuid[0]) {
+		err("%s has no shared_uuid: the cluster has no shared disk: add shared_mib to its description (the cluster: stanza ramster-cluster reads) and bring it up again",
+		    conf_path);
+		goto out;
+	}
+	ret = this_node(c, conf_path, node, &me);
+	if (ret)
+		goto out;
+	ret = EXIT_USAGE;
+	if (me->role != RCONF_ROLE_MEMORY_SERVER) {
+		err("this node %s is a %s (%s:%u), not a memory server; run share on a memory server, the node that keeps the shared pool",
+		    me->name, rconf_role_name(me->role), conf_path, me->line);
+		goto out;
+	}
+	for (i = 0; i < c->nr_nodes; i++)
+		clients += c->nodes[i].role == RCONF_ROLE_CLIENT;
+	if (!clients) {
+		err("%s has no client node to %s the shared pool", conf_path,
+		    verb);
+		goto out;
+	}
+	ret = EXIT_RUNTIME;
+	if (mkpath(path, "%s/%s", modules, SHARED_AUTH)) {
+		err("%s/%s: path too long", modules, SHARED_AUTH);
+		goto out;
+	}
+	if (stat(path, &st)) {
+		e = errno;
+		if (e != ENOENT)
+			err("cannot reach %s: %s", path, strerror(e));
+		else if (mkpath(dir, "%s/ramster_backend", modules) || !is_dir(dir))
+			err("%s does not exist: load ramster_backend.ko first (insmod ramster_backend.ko, after r2net.ko)",
+			    path);
+		else
+			err("%s does not exist: this ramster_backend.ko has no shared pools; load one that has",
+			    path);
+		goto out;
+	}
+	ret = 0;
+	for (i = 0; i < c->nr_nodes; i++) {
+		n = &c->nodes[i];
+		if (n->role != RCONF_ROLE_CLIENT)
+			continue;
+		snprintf(line, sizeof(line), "%s %u %s\n", verb, n->number,
+			 c->shared_uuid);
+		e = write_auth(path, line);
+		if (e) {
+			err("writing '%s %u %s' to %s failed: %s (dmesg says why ramster_backend refused it)",
+			    verb, n->number, c->shared_uuid, path, strerror(e));
+			ret = EXIT_RUNTIME;
+			continue;
+		}
+		printf("node %u: %s for shared pool %s\n", n->number,
+		       deny ? "denied" : "allowed", c->shared_uuid);
+	}
+out:
 	rconf_free(c);
 	return ret;
 }
@@ -1337,16 +1474,27 @@ int main(int argc, char **argv)
 	const char *debugfs = NULL, *mount = DEFAULT_DEBUGFS_MOUNT;
 	const char *modules = DEFAULT_MODULES, *cmd;
 	char r2net_dir[PATH_MAX];
-	int i, opt, conf_given = 0, status_only = 0, verbose = 0;
+	int i, n, opt, conf_given = 0, status_only = 0, verbose = 0;
+	int modules_given = 0, deny = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
+	/* --help anywhere; --deny (share's) taken out before getopt sees it */
+	for (i = n = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				argv[n++] = argv[i++];
 			break;
+		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
 		}
+		if (!strcmp(argv[i], "--deny"))
+			deny = 1;
+		else
+			argv[n++] = argv[i];
 	}
+	argc = n;
+	argv[argc] = NULL;
 	while ((opt = getopt(argc, argv, "c:d:D:M:n:r:v")) != -1) {
 		switch (opt) {
 		case 'c':
@@ -1366,7 +1514,7 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			modules = optarg;
-			status_only = 1;
+			modules_given = 1;
 			break;
 		case 'r':
 			root = optarg;
@@ -1387,14 +1535,24 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	if (strcmp(cmd, "status") && status_only) {
-		err("-d, -D, -M and -v are for status only");
+		err("-d, -D and -v are for status only");
 		return EXIT_USAGE;
 	}
+	if (modules_given && strcmp(cmd, "status") && strcmp(cmd, "share")) {
+		err("-M is for status and share only");
+		return EXIT_USAGE;
+	}
+	if (deny && strcmp(cmd, "share")) {
+		err("--deny is for share only");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "share"))
+		return cmd_share(conf, node, modules, deny);
 	if (!strcmp(cmd, "configure"))
 		return cmd_configure(conf, node, root);
 	if (!strcmp(cmd, "status")) {
 		if (node) {
-			err("-n is for configure only");
+			err("-n is for configure and share only");
 			return EXIT_USAGE;
 		}
 		if (!debugfs) {
@@ -1409,11 +1567,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "unconfigure")) {
 		if (node || conf_given) {
-			err("-c and -n are for configure and status only");
+			err("-c and -n are for configure, status and share only");
 			return EXIT_USAGE;
 		}
 		return cmd_unconfigure(root);
 	}
-	err("unknown command '%s': use configure, unconfigure or status", cmd);
+	err("unknown command '%s': use configure, unconfigure, status or share", cmd);
 	return EXIT_USAGE;
 }
