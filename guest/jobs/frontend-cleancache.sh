@@ -91,28 +91,12 @@ counters() {
 	echo "kernel: $(for k in succ_gets failed_gets puts invalidates inode_invalidates; do
 		printf '%s %s ' $k $(cat $cc/$k); done)"
 }
-# verify FILE SEED PAGES GEN...: fcheck verify, failing the job.
-verify() {
-	fcheck verify $d/"$@" || fail "$1: wrong data read back (fcheck verify $*)"
-}
-
-# pool_ready N: until the filesystem has a server pool, N made so far.
-pool_ready() {
-	t=0
-	until grep -q "server pool [0-9]" $fe/cleancache_pools &&
-		[ "$(c cc_pools_created)" -ge "$1" ]; do
-		t=$((t + 1))
-		[ $t -le 120 ] || { cat $fe/cleancache_pools; fail "no pool $1 on node $srv after 120 s"; }
-		sleep 1
-	done
-}
-
 mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb"
 insmod $ko/ramster_frontend.ko target=$srv frontswap=0 ||
 	fail "insmod ramster_frontend target=$srv frontswap=0"
 dmesg | grep -q "ramster_frontend: .*frontswap off, window 32, cleancache on, prefetch 32" ||
 	fail "no boot-log line saying cleancache is on"
-pool_ready 1
+cc_pool_ready 1
 ok "$(cat $fe/cleancache_pools) on node $srv (the filesystem was mounted first)"
 
 t0=$(now_ms)
@@ -123,7 +107,7 @@ drop
 ok "wrote $files files of $((pages / 256)) MiB in $((($(now_ms) - t0) / 1000)) s"
 
 t0=$(now_ms) im=$(c cc_get_index_misses)
-for f in $(seq 1 $files); do verify f$f $f $pages 1; done
+for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
 im=$(($(c cc_get_index_misses) - im))
 drop
 ok "first read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $(c cc_puts) pages put; $im gets answered by the index"
@@ -131,7 +115,7 @@ ok "first read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $(c cc_pu
 [ $im -ge $((files * pages / 2)) ] ||
 	fail "only $im of the first read's $((files * pages)) gets were answered by the index"
 hits=$(c cc_get_hits) sent=$(c cc_gets) ph=$(c cc_prefetch_hits) t0=$(now_ms)
-for f in $(seq 1 $files); do verify f$f $f $pages 1; done
+for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
 hits=$(($(c cc_get_hits) - hits)) sent=$(($(c cc_gets) - sent))
 ph=$(($(c cc_prefetch_hits) - ph))
 ok "second read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $hits pages came from node $srv, of $sent asked for; $ph of them fetched ahead"
@@ -144,54 +128,54 @@ counters
 
 # Coherence.  Each time: read (the pages may be on the server after the
 # drop), change the file, drop, read back every page.
-verify f1 1 $pages 1; drop
+cc_verify f1 1 $pages 1; drop
 fcheck write $d/f1 1 $ovf $ovn 2 || fail "overwrite f1"
 drop
-verify f1 1 $pages 1 $ovf $ovn 2
-verify f1 1 $pages 1 $ovf $ovn 2
+cc_verify f1 1 $pages 1 $ovf $ovn 2
+cc_verify f1 1 $pages 1 $ovf $ovn 2
 ok "overwritten pages $ovf..$((ovf + ovn - 1)) of f1 read back new, the rest old"
 
-verify f2 2 $pages 1; drop
+cc_verify f2 2 $pages 1; drop
 truncate -s $((100 * 4096)) $d/f2 || fail "truncate f2"
 drop
-verify f2 2 100 1
+cc_verify f2 2 100 1
 fcheck write $d/f2 2 100 $((pages - 100)) 3 || fail "extend f2"
 drop
-verify f2 2 $pages 1 100 $((pages - 100)) 3
+cc_verify f2 2 $pages 1 100 $((pages - 100)) 3
 ok "f2 truncated to 100 pages and written again reads back new"
 
-verify f3 3 $pages 1; drop
+cc_verify f3 3 $pages 1; drop
 rm $d/f3
 fcheck write $d/f3 33 0 $pages 1 || fail "write a new f3"
 drop
-verify f3 33 $pages 1
+cc_verify f3 33 $pages 1
 ok "f3 deleted and made again (an inode number may come back) reads back new"
 
 # Pages fetched ahead and not read yet, then written over: the reader
 # stops half way, so the next pages wait on the client, fetched ahead.
 fcheck write $d/half 5 0 256 1 || fail "write half"
-drop; verify half 5 256 1; drop
+drop; cc_verify half 5 256 1; drop
 un=$(c cc_prefetch_unused) ph=$(c cc_prefetch_hits)
 dd if=$d/half of=/dev/null bs=4096 count=128 2>/dev/null || fail "read half"
 fcheck write $d/half 5 128 128 2 || fail "overwrite half"
 drop
-verify half 5 256 1 128 128 2
+cc_verify half 5 256 1 128 128 2
 un=$(($(c cc_prefetch_unused) - un)) ph=$(($(c cc_prefetch_hits) - ph))
 ok "a file read half way ($ph pages fetched ahead and read), written over and read back new; $un pages fetched ahead were dropped unread"
 [ $ph -ge 1 ] && [ $un -ge 1 ] ||
 	fail "file read half way: no page was fetched ahead ($ph read, $un dropped unread): nothing tested"
 
-verify f4 4 $pages 1; drop
+cc_verify f4 4 $pages 1; drop
 mv $d/f4 $d/f4.renamed
 drop
-verify f4.renamed 4 $pages 1
+cc_verify f4.renamed 4 $pages 1
 ok "f4 renamed reads back right"
 
 drop
-verify f1 1 $pages 1 $ovf $ovn 2
-verify f2 2 $pages 1 100 $((pages - 100)) 3
-verify f3 33 $pages 1
-verify f4.renamed 4 $pages 1
+cc_verify f1 1 $pages 1 $ovf $ovn 2
+cc_verify f2 2 $pages 1 100 $((pages - 100)) 3
+cc_verify f3 33 $pages 1
+cc_verify f4.renamed 4 $pages 1
 ok "every changed file, every page right at the end"
 expect $fe/cc_get_discarded -eq 0
 expect $fe/cc_flush_failures -eq 0
@@ -200,8 +184,8 @@ expect $fe/cc_flushes -ge 1
 umount $d || fail "umount"
 expect $fe/cc_pools_destroyed -eq 1
 mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb again"
-pool_ready 2
-verify f4.renamed 4 $pages 1
+cc_pool_ready 2
+cc_verify f4.renamed 4 $pages 1
 umount $d || fail "umount"
 expect $fe/cc_pools_destroyed -eq 2
 ok "unmount destroys the pool, mount makes a new one"

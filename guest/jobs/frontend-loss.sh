@@ -37,13 +37,7 @@ c() { cat $fe/$1; }
 
 # pool_ready N: until swap_pools shows a pool and pools_created >= N.
 pool_ready() {
-	t=0
-	until grep -q "swap type 0 pool [0-9]" $fe/swap_pools &&
-		[ "$(c pools_created)" -ge "$1" ]; do
-		t=$((t + 1))
-		[ $t -le 120 ] || { cat $fe/swap_pools; fail "no pool $1 on node $srv after 120 s"; }
-		sleep 1
-	done
+	fe_pool_ready swap_pools "swap type 0 pool [0-9]" pools_created "$1"
 }
 
 # resumed WHAT: a workload after the server came back; stores reach it.

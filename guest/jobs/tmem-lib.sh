@@ -143,3 +143,27 @@ swapcheck_until() {
 		sleep 0.5
 	done
 }
+
+# The cleancache jobs' helpers; fe is the frontend's debugfs directory,
+# d the filesystem's mount point.
+# cc_verify FILE SEED PAGES GEN...: fcheck verify $d/FILE, failing the job.
+cc_verify() {
+	fcheck verify $d/"$@" || fail "$1: wrong data read back (fcheck verify $*)"
+}
+
+# fe_pool_ready LIST PATTERN COUNTER N: until the frontend's debugfs file
+# LIST has a line matching PATTERN and its counter COUNTER is N or more.
+fe_pool_ready() {
+	t=0
+	until grep -q "$2" $fe/$1 && [ "$(cat $fe/$3)" -ge "$4" ]; do
+		t=$((t + 1))
+		[ $t -le 120 ] || { cat $fe/$1; fail "no '$2' in $1 with $3 >= $4 after 120 s"; }
+		sleep 1
+	done
+}
+
+# cc_pool_ready N [shared]: until the filesystem has a server pool (a
+# shared one), N made so far.
+cc_pool_ready() {
+	fe_pool_ready cleancache_pools "server pool [0-9]* ${2:-}" cc_pools_created "$1"
+}

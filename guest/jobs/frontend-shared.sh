@@ -1,0 +1,145 @@
+# frontend-shared: clean pages of an OCFS2 volume that both clients
+# mount, kept in one cleancache pool on the memory server shared by the
+# volume's uuid: pages one client read come back to the other, which
+# never put them, from the server.
+#
+# Server: loads the backend, refuses bad shared_auth lines, lets both
+# clients into the volume's pool (ramsterctl share: shared_uuid in
+# ramster.conf), serves until they are done, and checks that no NEW_POOL
+# was refused and that gets hit.
+#
+# First client (the lower number): mounts the volume read-write (a local
+# volume: only one node writes), writes files of twice its RAM, mounts
+# it again from a read-only device and reads them, every page checked;
+# the pages it evicts go to the shared pool.  Then it says so over TCP on
+# the cluster's bridge (busybox httpd, the other client polls it) and
+# keeps the volume mounted, so that the pool stays, until the other is
+# done.
+#
+# Second client: once told, mounts the volume from a read-only device
+# too and reads the first files, less than its RAM so that it evicts
+# (puts) nothing itself; every page is checked, and a share of them must
+# come back from the server.
+idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
+. /jobs/r2net-lib.sh
+. /jobs/tmem-lib.sh
+fe=/sys/kernel/debug/ramster_frontend
+auth=/sys/module/ramster_backend/parameters/shared_auth
+d=/mnt/shared
+files=8 pages=16384	# 8 x 64 MiB, twice a client's RAM
+reads=2			# files the second client reads: 128 MiB
+port=8077
+
+r2net_up
+
+if [ "$RAMSTER_ROLE" = memory-server ]; then
+	serve_start
+	uuid=$(awk '/^cluster:/ { s = 1; next } /^[a-z]+:/ { s = 0 }
+		s && $1 == "shared_uuid" { print $3 }' /etc/ramster.conf)
+	[ -n "$uuid" ] || fail "no shared_uuid in /etc/ramster.conf"
+	for bad in "allow 2" "allow 256 $uuid" "let 2 $uuid" \
+		"allow 2 ${uuid%?}" "allow 2 $uuid x"; do
+		echo "$bad" > $auth 2>/dev/null &&
+			fail "shared_auth took '$bad'"
+	done
+	[ -z "$(cat $auth)" ] || fail "shared_auth lists '$(cat $auth)' after bad lines"
+	dmesg | grep -q "shared_auth: 'let 2 $uuid' refused: write \"allow NODE UUID\"" ||
+		fail "no log line saying what shared_auth wants"
+	ok "bad shared_auth lines refused, nothing allowed"
+	ramsterctl share || fail "ramsterctl share"
+	[ "$(grep -c " $uuid\$" $auth)" = 2 ] ||
+		fail "shared_auth lists '$(cat $auth)', want both clients for $uuid"
+	ok "shared_auth: $(tr '\n' ';' < $auth)"
+	serve_finish
+	[ "$(served new_pool)" -ge 3 ] &&
+		[ "$(served get_hits)" -ge $((reads * pages / 8)) ] ||
+		fail "too few requests served: $served_line"
+	served_no_errors err_bad_length err_bad_payload err_bad_pool_id \
+		err_eperm err_other
+	ok "no pool refused; $(served get_hits) gets hit"
+	no_leaks
+	exit 0
+fi
+
+srv=$(memory_server)
+[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
+first=$(awk '/^node:/ { n = ""; c = 0; next } /^[a-z]+:/ { c = 0 }
+	$1 == "number" { n = $3 } $1 == "role" && $3 == "client" { c = 1 }
+	c && n != "" { print n; c = 0 }' /etc/ramster.conf | sort -n | head -n 1)
+ip1=$(awk -v f="$first" '/^node:/ { n = ""; a = "" } $1 == "number" { n = $3 }
+	$1 == "ip_address" { a = $3 } n == f && a != "" { print a; exit }' /etc/ramster.conf)
+[ -n "$first" ] && [ -n "$ip1" ] || fail "no client with an address in /etc/ramster.conf"
+dev=
+for b in /sys/block/vd*; do
+	[ "$(cat "$b/serial" 2>/dev/null)" = ramster-shared ] && dev=/dev/${b##*/}
+done
+[ -n "$dev" ] || fail "no disk with serial ramster-shared"
+c() { cat $fe/$1; }
+drop() { sync; echo 1 > /proc/sys/vm/drop_caches; }
+# ro_mount: mount the volume from a read-only device, as both clients
+# do once it is written: OCFS2 then takes no slot and replays no journal,
+# so neither writes to what the other has mounted.
+ro_mount() {
+	blockdev --setro $dev || fail "blockdev --setro $dev"
+	mount -t ocfs2 -o ro $dev $d || fail "mount -t ocfs2 -o ro $dev (read-only device)"
+	! dmesg | grep -E "ocfs2: .*(recovering|already allocated)" ||
+		fail "OCFS2 took a slot or recovered the volume on a read-only mount"
+}
+
+mkdir -p $d /run/www
+insmod $ko/ramster_frontend.ko target=$srv frontswap=0 ||
+	fail "insmod ramster_frontend target=$srv frontswap=0"
+
+if [ "$me" = "$first" ]; then
+	mount -t ocfs2 $dev $d || fail "mount -t ocfs2 $dev"
+	cc_pool_ready 1 shared
+	ok "$(cat $fe/cleancache_pools) on node $srv"
+	t0=$(now_ms)
+	for f in $(seq 1 $files); do
+		fcheck write $d/f$f $f 0 $pages 1 || fail "cannot write $d/f$f"
+	done
+	umount $d || fail "umount $d"
+	ok "wrote $files files of $((pages / 256)) MiB in $((($(now_ms) - t0) / 1000)) s"
+	ro_mount
+	cc_pool_ready 2 shared
+	t0=$(now_ms)
+	for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
+	drop
+	ok "read every page back in $((($(now_ms) - t0) / 1000)) s; $(c cc_puts) pages put, $(c cc_puts_dropped) dropped"
+	[ "$(c cc_puts)" -ge $((reads * pages / 4)) ] ||
+		fail "only $(c cc_puts) pages put"
+	echo ready > /run/www/ready
+	httpd -p $port -h /run/www || fail "httpd -p $port"
+	ok "told the other client: http://$ip1:$port/ready"
+	# The other client ends r2net when it is done.
+	for p in $peers; do
+		[ "$p" = "$srv" ] || not_up_for "$p" 5 1800
+	done
+	cc_verify f1 1 $pages 1
+	umount $d || fail "umount $d"
+	ok "the other client is done; f1 still reads right"
+else
+	t=0
+	until wget -q -O /run/ready "http://$ip1:$port/ready" 2>/dev/null; do
+		t=$((t + 1))
+		[ $t -le 1800 ] || fail "node $first did not say it was ready in 1800 s"
+		sleep 1
+	done
+	# Nothing this node read of the disk before node $first wrote it.
+	echo 3 > /proc/sys/vm/drop_caches
+	ro_mount
+	cc_pool_ready 1 shared
+	puts=$(($(c cc_puts) + $(c cc_puts_dropped))) hits=$(c cc_get_hits)
+	t0=$(now_ms)
+	for f in $(seq 1 $reads); do cc_verify f$f $f $pages 1; done
+	puts=$(($(c cc_puts) + $(c cc_puts_dropped) - puts))
+	hits=$(($(c cc_get_hits) - hits))
+	ok "read $reads files, every page checked, in $((($(now_ms) - t0) / 1000)) s: $hits pages from node $srv that node $first put; $puts put here meanwhile"
+	[ $hits -ge $((reads * pages / 8)) ] ||
+		fail "only $hits of $((reads * pages)) pages came from the shared pool"
+	[ $puts -lt $((hits / 16)) ] ||
+		fail "$puts pages put here while reading: the hits may be this node's own"
+	expect $fe/cc_get_discarded -eq 0
+	umount $d || fail "umount $d"
+fi
+ramsterctl unconfigure || fail "ramsterctl unconfigure"
