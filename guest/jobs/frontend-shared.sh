@@ -76,12 +76,29 @@ done
 [ -n "$dev" ] || fail "no disk with serial ramster-shared"
 c() { cat $fe/$1; }
 drop() { sync; echo 1 > /proc/sys/vm/drop_caches; }
+# shared_mount [-o ro]: mount the volume until its pool on the server
+# is a shared one: a mount before the server allowed this node (it loads
+# the backend, then runs ramsterctl share) gets a private pool.
+shared_mount() {
+	t=0
+	while :; do
+		n=$(c cc_pools_created)
+		mount -t ocfs2 "$@" $dev $d || fail "mount -t ocfs2 $* $dev"
+		cc_pool_ready $((n + 1))
+		grep -q "server pool [0-9]* shared" $fe/cleancache_pools && return
+		umount $d || fail "umount $d"
+		t=$((t + 1))
+		[ $t -le 60 ] || fail "no shared pool after $t mounts: $(cat $fe/cleancache_pools)"
+		sleep 2
+	done
+}
+
 # ro_mount: mount the volume from a read-only device, as both clients
 # do once it is written: OCFS2 then takes no slot and replays no journal,
 # so neither writes to what the other has mounted.
 ro_mount() {
 	blockdev --setro $dev || fail "blockdev --setro $dev"
-	mount -t ocfs2 -o ro $dev $d || fail "mount -t ocfs2 -o ro $dev (read-only device)"
+	shared_mount -o ro
 	! dmesg | grep -E "ocfs2: .*(recovering|already allocated)" ||
 		fail "OCFS2 took a slot or recovered the volume on a read-only mount"
 }
@@ -91,8 +108,7 @@ insmod $ko/ramster_frontend.ko target=$srv frontswap=0 ||
 	fail "insmod ramster_frontend target=$srv frontswap=0"
 
 if [ "$me" = "$first" ]; then
-	mount -t ocfs2 $dev $d || fail "mount -t ocfs2 $dev"
-	cc_pool_ready 1 shared
+	shared_mount
 	ok "$(cat $fe/cleancache_pools) on node $srv"
 	t0=$(now_ms)
 	for f in $(seq 1 $files); do
@@ -101,7 +117,6 @@ if [ "$me" = "$first" ]; then
 	umount $d || fail "umount $d"
 	ok "wrote $files files of $((pages / 256)) MiB in $((($(now_ms) - t0) / 1000)) s"
 	ro_mount
-	cc_pool_ready 2 shared
 	t0=$(now_ms)
 	for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
 	drop
@@ -128,7 +143,6 @@ else
 	# Nothing this node read of the disk before node $first wrote it.
 	echo 3 > /proc/sys/vm/drop_caches
 	ro_mount
-	cc_pool_ready 1 shared
 	puts=$(($(c cc_puts) + $(c cc_puts_dropped))) hits=$(c cc_get_hits)
 	t0=$(now_ms)
 	for f in $(seq 1 $reads); do cc_verify f$f $f $pages 1; done
