@@ -31,12 +31,11 @@ static struct tmem_store *share_store;
 /* "allow|deny NODE UUID" into its parts; -EINVAL if it is not that. */
 static int share_parse(const char *val, bool *allow, u8 *node, uuid_t *u)
 {
-	char verb[6], id[UUID_STRING_LEN + 1];
-	unsigned int n;
+	char verb[6], num[4], id[UUID_STRING_LEN + 1];
 	int end = 0;
 
-	if (sscanf(val, "%5s %u %36s %n", verb, &n, id, &end) != 3 ||
-	    val[end] || n >= TMEM_MAX_CLIENTS ||
+	if (sscanf(val, "%5s %3s %36s %n", verb, num, id, &end) != 3 ||
+	    val[end] || kstrtou8(num, 10, node) ||
 	    strlen(id) != UUID_STRING_LEN || uuid_parse(id, u))
 		return -EINVAL;
 	if (!strcmp(verb, "allow"))
@@ -45,7 +44,6 @@ static int share_parse(const char *val, bool *allow, u8 *node, uuid_t *u)
 		*allow = false;
 	else
 		return -EINVAL;
-	*node = n;
 	return 0;
 }
 
@@ -60,8 +58,8 @@ static int share_set(const char *val, const struct kernel_param *kp)
 
 	ret = share_parse(val, &allow, &node, &u);
 	if (ret) {
-		pr_err("shared_auth: '%.*s' refused: write \"allow NODE UUID\" or \"deny NODE UUID\", NODE a client's node number 0..%d\n",
-		       len, val, TMEM_MAX_CLIENTS - 1);
+		pr_err("shared_auth: '%.*s' refused: write \"allow NODE UUID\" or \"deny NODE UUID\", NODE a client's node number 0..255\n",
+		       len, val);
 		return ret;
 	}
 	/* As the frontend sends it: the uuid's bytes, little endian. */

@@ -37,8 +37,8 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	uuid=$(awk '/^cluster:/ { s = 1; next } /^[a-z]+:/ { s = 0 }
 		s && $1 == "shared_uuid" { print $3 }' /etc/ramster.conf)
 	[ -n "$uuid" ] || fail "no shared_uuid in /etc/ramster.conf"
-	for bad in "allow 2" "allow 256 $uuid" "let 2 $uuid" \
-		"allow 2 ${uuid%?}" "allow 2 $uuid x"; do
+	for bad in "allow 2" "allow 256 $uuid" "allow 4294967298 $uuid" \
+		"let 2 $uuid" "allow 2 ${uuid%?}" "allow 2 $uuid x"; do
 		echo "$bad" > $auth 2>/dev/null &&
 			fail "shared_auth took '$bad'"
 	done
