@@ -910,8 +910,11 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 		err = r2net_send_async(rf_node(0), R2NET_MSG_TMEM_GET_PAGE,
 				       RF_KEY, &vec, 1, rf_timeout_ms,
 				       rf_ahead_done, e);
-		if (err)
+		if (err) {
+			/* Not connected: asking for more would fail too. */
 			rf_ahead_done(e, err, 0, NULL, 0);
+			break;
+		}
 	}
 	rf_handle(&h, pool, type, offset);
 	if (rf_cc_pf_take(key, 0, &h, page))
