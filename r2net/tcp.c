@@ -668,6 +668,27 @@ static void r2net_reap_work_fn(struct work_struct *work)
 
 /* Timers */
 
+/*
+ * Why a connection went quiet, for whoever reads the log: what TCP still
+ * has to send, whether the peer acknowledges it (retransmits), and
+ * whether what did arrive waits behind a lost segment.  Read without the
+ * socket lock: a snapshot, good enough to tell a silent peer from a lossy
+ * path.
+ */
+static void r2net_idle_tcp_state(struct r2net_conn *conn)
+{
+	struct sock *sk = conn->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	pr_warn("node %u (%pI4): tcp: %u bytes unacknowledged, %u retransmits of the oldest, %u segments retransmitted in all, %s data out of order, %d bytes queued in the socket, %zu in r2net\n",
+		conn->num, &conn->peer_addr,
+		READ_ONCE(tp->snd_nxt) - READ_ONCE(tp->snd_una),
+		READ_ONCE(inet_csk(sk)->icsk_retransmits),
+		READ_ONCE(tp->total_retrans),
+		RB_EMPTY_ROOT(&tp->out_of_order_queue) ? "no" : "some",
+		READ_ONCE(sk->sk_wmem_queued), READ_ONCE(conn->tx_queued));
+}
+
 static void r2net_idle_work_fn(struct work_struct *work)
 {
 	struct r2net_conn *conn = container_of(to_delayed_work(work),
@@ -686,6 +707,7 @@ static void r2net_idle_work_fn(struct work_struct *work)
 		conn->num, &conn->peer_addr, r2net_info.idle_timeout_ms,
 		test_bit(R2NET_CONN_UP, &conn->flags) ? "" :
 		" (no handshake)");
+	r2net_idle_tcp_state(conn);
 	r2net_conn_shutdown(conn);
 }
 
