@@ -2,9 +2,15 @@
 # A job is a script run in a subshell; it fails by exiting non-zero.
 probe=/sys/kernel/debug/tmem_probe
 
+# A job's library may define on_fail, to put what it knows on the
+# console before the job ends.
 fail() {
 	echo "FAIL: $*"
 	result "FAIL $*"
+	if [ -z "${failing:-}" ] && command -v on_fail >/dev/null; then
+		failing=1
+		on_fail || :
+	fi
 	exit 1
 }
 

@@ -59,6 +59,14 @@ diag() {
 	cat $r2e/events 2>/dev/null
 }
 
+# on_fail (see lib.sh): r2net's and TCP's view, and the NICs' drops and
+# interrupts, for a link that went quiet.
+on_fail() {
+	diag
+	cat /proc/net/dev
+	grep -i -e virtio -e CPU0 /proc/interrupts
+}
+
 # r2net_up: load r2net and r2echo (r2net alone on Debian's kernel),
 # configure the cluster of /etc/ramster.conf with the short timeouts, and
 # wait until every other node is up.  Sets me (this node's number) and
