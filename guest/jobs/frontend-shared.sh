@@ -6,7 +6,7 @@
 # Server: loads the backend, refuses bad shared_auth lines, lets both
 # clients into the volume's pool (ramsterctl share: shared_uuid in
 # ramster.conf), serves until they are done, and checks that no NEW_POOL
-# was refused and that gets hit.
+# was refused once it had and that gets hit.
 #
 # First client (the lower number): mounts the volume read-write (a local
 # volume: only one node writes), writes files of twice its RAM, mounts
@@ -50,13 +50,19 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	[ "$(grep -c " $uuid\$" $auth)" = 2 ] ||
 		fail "shared_auth lists '$(cat $auth)', want both clients for $uuid"
 	ok "shared_auth: $(tr '\n' ';' < $auth)"
+	# A client that mounted before the line above was refused (and
+	# mounts again): only refusals after it count.
+	eperm=$(awk '$1 == "errors_eperm" { print $2 }' \
+		/sys/kernel/debug/ramster_backend/server)
 	serve_finish
 	[ "$(served new_pool)" -ge 3 ] &&
 		[ "$(served get_hits)" -ge $((reads * pages / 8)) ] ||
 		fail "too few requests served: $served_line"
 	served_no_errors err_bad_length err_bad_payload err_bad_pool_id \
-		err_eperm err_other
-	ok "no pool refused; $(served get_hits) gets hit"
+		err_other
+	[ "$(served err_eperm)" = "$eperm" ] ||
+		fail "$(($(served err_eperm) - eperm)) NEW_POOLs refused after ramsterctl share: $served_line"
+	ok "no pool refused once shared ($eperm before); $(served get_hits) gets hit"
 	no_leaks
 	exit 0
 fi
