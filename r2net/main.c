@@ -4,8 +4,9 @@
  *
  * The cluster is described in configfs under /sys/kernel/config/r2net/
  * (nodemanager.c).  Setting the local node starts the listener and the
- * connections to the other nodes (tcp.c); other modules register message
- * handlers and node event callbacks (handlers.c) and send through r2net.h.
+ * connections to the other nodes (conn.c; send.c writes frames, recv.c
+ * reads them); other modules register message handlers and node event
+ * callbacks (handlers.c) and send through r2net.h.
  * Counters are in /sys/kernel/debug/r2net/ (stats.c).
  */
 #include <linux/init.h>

@@ -110,7 +110,7 @@ void r2net_event_queue(u8 num, bool up);
 int r2net_events_init(void);
 void r2net_events_exit(void);
 
-/* tcp.c */
+/* conn.c */
 int r2net_start(u8 local);
 void r2net_stop(u8 local);
 int r2net_tcp_init(void);
