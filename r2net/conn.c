@@ -252,6 +252,8 @@ static void r2net_conn_teardown(struct r2net_conn *conn)
 	cancel_delayed_work_sync(&conn->keepalive_work);
 	cancel_delayed_work_sync(&conn->reap_work);
 	cancel_work_sync(&conn->tx_work);
+	destroy_workqueue(conn->tx_wq);
+	conn->tx_wq = NULL;
 
 	spin_lock(&rn->lock);
 	was_up = rn->conn == conn;
@@ -326,6 +328,10 @@ static int r2net_conn_start(u8 num, struct socket *sock, bool outgoing,
 	conn->rx_buf = kmalloc(R2NET_MAX_FRAME, GFP_KERNEL);
 	conn->reply_buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 	if (!conn->rx_buf || !conn->reply_buf)
+		goto fail_free;
+	conn->tx_wq = alloc_ordered_workqueue("r2net_tx/%u%c", WQ_MEM_RECLAIM,
+					      num, outgoing ? 'c' : 'a');
+	if (!conn->tx_wq)
 		goto fail_free;
 	kref_init(&conn->ref);		/* the thread's */
 	conn->sock = sock;

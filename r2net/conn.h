@@ -79,6 +79,11 @@ struct r2net_conn {
 	size_t			tx_queued;	/* bytes */
 	wait_queue_head_t	tx_wait;	/* room, and frames written */
 	struct work_struct	tx_work;
+	/*
+	 * tx_work's own: a write that waits on its socket (up to sndtimeo)
+	 * holds up no other connection, even when only a rescuer runs.
+	 */
+	struct workqueue_struct	*tx_wq;
 
 	struct xarray		pending;	/* req_id -> r2net_pending */
 	u32			next_id;

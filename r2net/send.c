@@ -124,7 +124,7 @@ int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 	tb->state = R2NET_TB_QUEUED;
 	list_add_tail(&tb->list, &conn->tx_queue);
 	conn->tx_queued += tb->len;
-	queue_work(r2net_wq, &conn->tx_work);
+	queue_work(conn->tx_wq, &conn->tx_work);
 	spin_unlock(&conn->tx_lock);
 	return 0;
 }
