@@ -44,9 +44,32 @@ static bool frontswap = true;
 module_param(frontswap, bool, 0444);
 MODULE_PARM_DESC(frontswap, "Keep swap pages on the memory server");
 
-static unsigned int timeout_ms = 10000;
-module_param(timeout_ms, uint, 0444);
-MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms; 0: r2net's idle timeout)");
+#define RF_TIMEOUT_MAX_MS	600000
+
+/* Settable while loaded: a request takes the value it is sent with. */
+static int rf_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret || ms > RF_TIMEOUT_MAX_MS) {
+		pr_err("timeout_ms=%.*s: give 0..%u (0: r2net's idle timeout)\n",
+		       (int)strcspn(val, "\n"), val, RF_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(rf_timeout_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops rf_timeout_ops = {
+	.set	= rf_timeout_set,
+	.get	= param_get_uint,
+};
+
+unsigned int rf_timeout_ms = 10000;
+module_param_cb(timeout_ms, &rf_timeout_ops, &rf_timeout_ms, 0644);
+MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms, 0..600000; 0: r2net's idle timeout); settable at run time");
 
 static bool cleancache = true;
 module_param(cleancache, bool, 0444);
@@ -71,7 +94,6 @@ MODULE_PARM_DESC(window, "Swap stores in flight at once in writethrough mode (0:
 u8 rf_target;
 u8 rf_replica;
 enum rf_mode rf_mode;
-unsigned int rf_timeout_ms;
 unsigned int rf_window;
 unsigned int rf_cc_window;
 unsigned int rf_cc_prefetch;
@@ -313,7 +335,6 @@ static int __init rf_check_params(void)
 		return -EINVAL;
 	}
 	rf_target = target;
-	rf_timeout_ms = timeout_ms;
 	rf_window = window;
 	rf_cc_window = cc_window;
 	rf_cc_prefetch = cleancache ? cc_prefetch : 0;
