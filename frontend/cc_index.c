@@ -13,9 +13,14 @@
  *  - a page goes in before its put is queued; a put that cannot be
  *    entered is dropped;
  *  - it leaves when its flush is queued, when its object or pool is
- *    flushed or destroyed, and when the server answers a get for it with
- *    a miss, or with a hit in a private pool (those gets are exclusive).
+ *    flushed or destroyed, when the server refuses its put, and when the
+ *    server answers a get for it with a miss, or with a hit in a private
+ *    pool (those gets are exclusive).
  * Pages the server dropped on its own stay until a get asks for them.
+ * A refusal that comes back after a later put of the same page was
+ * queued takes that page out too: its get is then a local miss (the
+ * reader goes to the disk), and the page's next put replaces the
+ * server's copy, so no get can find an old one.
  *
  * ->put_page() and ->invalidate_page() run with interrupts off, so one
  * irq-safe lock covers it all and allocations are GFP_ATOMIC.

@@ -147,11 +147,18 @@ static void rf_cc_done(void *arg, int err, s32 status, const void *data,
 	struct rf_cc_op *op = arg;
 
 	if (op->msg == R2NET_MSG_TMEM_PUT_PAGE) {
-		/* A put the server did not take is a page it does not have. */
-		if (!err && status == 1)
+		/*
+		 * A put the server did not take is a page it does not have:
+		 * out of the index, so that no get asks for it.  One that
+		 * got no answer may be there.
+		 */
+		if (!err && status == 1) {
 			atomic64_inc(&rf_stats.cc_puts);
-		else
+		} else {
 			atomic64_inc(&rf_stats.cc_put_failures);
+			if (!err)
+				rf_cc_index_del(op->pool, &op->h);
+		}
 		if (!err && status == -TMEM_ENODEV)
 			rf_cc_stale(op->pool);
 		rf_cc_slot_give(op->slot);
