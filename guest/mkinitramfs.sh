@@ -16,7 +16,19 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/tmp" "$root/run" "$root/mnt" "$root/etc" \
 	"$root/lib/modules/ramster" "$root/jobs"
+# mktemp -d makes the root 0700: no non-root process could reach a thing.
+chmod 755 "$root"
 cp /bin/busybox "$root/bin/busybox"
+# iproute2's tc as /sbin/tc, for the tests' link faults (busybox's tc,
+# first in PATH, has no netem), with the shared libraries it loads.
+cp /usr/sbin/tc "$root/sbin/tc"
+for lib in $(ldd /usr/sbin/tc | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
+# root, and nobody for the job steps that run unprivileged (su nobody).
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 cp "$top/guest/init" "$root/init"
 cp "$top/guest/jobs/"*.sh "$root/jobs/"
 if [ -n "${STOCK_MODULES:-}" ]; then
