@@ -190,6 +190,78 @@ expect $fe/cc_get_discarded -eq 0
 expect $fe/cc_flush_failures -eq 0
 expect $fe/cc_flushes -ge 1
 
+r2=/sys/kernel/debug/r2net/nodes/$srv
+r2v() { awk -v k="$1" '$1 == k { print $2 }' $r2; }
+# settle: until no request waits for the server (their answers are in).
+settle() {
+	t=0
+	until [ "$(r2v in_flight)" = 0 ]; do
+		t=$((t + 1))
+		[ $t -le 600 ] || fail "$(r2v in_flight) requests still in flight after 60 s"
+		sleep 0.1
+	done
+}
+
+# Random pages do not compress: the server refuses their puts, and the
+# index forgets them, so a second read asks the server for (almost) none.
+rp=2048
+dd if=/dev/urandom of=$d/random bs=4096 count=$rp 2>/dev/null || fail "write $d/random"
+sha=$(sha256sum < $d/random)
+drop; cat $d/random > /dev/null
+pf=$(c cc_put_failures) cp=$(c cc_puts)
+drop
+settle
+pf=$(($(c cc_put_failures) - pf)) cp=$(($(c cc_puts) - cp))
+g0=$(c cc_gets)
+[ "$(sha256sum < $d/random)" = "$sha" ] || fail "random data read back wrong"
+g0=$(($(c cc_gets) - g0))
+[ $pf -ge 1 ] && [ $g0 -le $((rp / 32)) ] ||
+	fail "random data: $pf puts refused, $cp taken; the second read sent $g0 gets for its $rp pages"
+ok "random data: $pf puts refused, $cp taken; the second read sent $g0 gets for its $rp pages"
+
+# A link slower than timeout_ms while pages are evicted (netem holds
+# what the client sends for 2 s; requests time out after 1 s): puts
+# time out while their frames still wait in r2net's queue, and their
+# slots take the next file's pages.  A timed-out request's frame must
+# never leave carrying those: every page read back is checked.  The
+# files are written and dropped first (a page never read from the disk
+# is flushed, not put, when it leaves), then each is read from the disk
+# and dropped, one a second.
+to=/sys/module/ramster_frontend/parameters/timeout_ms
+echo 600001 > $to 2>/dev/null && fail "timeout_ms took 600001"
+slow=6 sp=1024
+for i in $(seq 1 $slow); do
+	fcheck write $d/slow$i $((40 + i)) 0 $sp 1 || fail "write slow$i"
+done
+drop
+settle
+pf=$(c cc_put_failures) rt=$(r2v timeouts) st=$(c cc_pools_stale)
+echo 1000 > $to || fail "timeout_ms 1000"
+/sbin/tc qdisc add dev eth0 root netem delay 2000ms || fail "tc qdisc add dev eth0 root netem delay 2000ms"
+for i in $(seq 1 $slow); do
+	cat $d/slow$i > /dev/null || fail "read slow$i"
+	drop
+	sleep 1
+done
+/sbin/tc qdisc del dev eth0 root || fail "tc qdisc del dev eth0 root"
+echo 10000 > $to || fail "timeout_ms 10000"
+pf=$(($(c cc_put_failures) - pf)) rt=$(($(r2v timeouts) - rt))
+counters
+[ $pf -ge 1 ] && [ $rt -ge 1 ] && [ "$(c cc_pools_stale)" = "$st" ] ||
+	fail "the slow link timed out $rt requests and failed $pf puts, pools stale $st -> $(c cc_pools_stale): nothing tested"
+settle		# what was written reached the server
+drop
+h0=$(c cc_get_hits)
+for i in $(seq 1 $slow); do cc_verify slow$i $((40 + i)) $sp 1; done
+counters
+# Unprivileged processes load shared libraries (tc) and read files.
+su nobody -c "/sbin/tc qdisc show dev eth0" > /run/tc.out 2>&1 ||
+	fail "tc as nobody: $(cat /run/tc.out)"
+su nobody -c "fcheck verify $d/slow1 41 $sp 1" ||
+	fail "slow1 read back wrong as nobody"
+ok "as nobody: tc runs ($(head -n 1 /run/tc.out)), slow1 reads back right"
+ok "a link slower than timeout_ms: $rt requests timed out, $pf puts failed; $slow files of $sp pages read back right ($(($(c cc_get_hits) - h0)) pages from the server)"
+
 umount $d || fail "umount"
 expect $fe/cc_pools_destroyed -eq 1
 mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb again"
