@@ -13,14 +13,16 @@
  *  - a page goes in before its put is queued; a put that cannot be
  *    entered is dropped;
  *  - it leaves when its flush is queued, when its object or pool is
- *    flushed or destroyed, when the server refuses its put, and when the
- *    server answers a get for it with a miss, or with a hit in a private
- *    pool (those gets are exclusive).
+ *    flushed or destroyed, when its put fails (refused, or no answer),
+ *    and when the server answers a get for it with a miss, or with a hit
+ *    in a private pool (those gets are exclusive).
  * Pages the server dropped on its own stay until a get asks for them.
- * A refusal that comes back after a later put of the same page was
- * queued takes that page out too: its get is then a local miss (the
- * reader goes to the disk), and the page's next put replaces the
- * server's copy, so no get can find an old one.
+ * A put that failed may still be on the server (an answer that came too
+ * late), and a failure that comes back after a later put of the same
+ * page was queued takes that page out too.  Neither can serve old data:
+ * a page not in the index is a local miss (the reader goes to the
+ * disk), a change to the page flushes it, and its next put, the only
+ * way back into the index, replaces the server's copy.
  *
  * ->put_page() and ->invalidate_page() run with interrupts off, so one
  * irq-safe lock covers it all and allocations are GFP_ATOMIC.

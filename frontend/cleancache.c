@@ -148,16 +148,15 @@ static void rf_cc_done(void *arg, int err, s32 status, const void *data,
 
 	if (op->msg == R2NET_MSG_TMEM_PUT_PAGE) {
 		/*
-		 * A put the server did not take is a page it does not have:
-		 * out of the index, so that no get asks for it.  One that
-		 * got no answer may be there.
+		 * A put the server did not take is a page it does not have,
+		 * and one that got no answer most likely never left: out of
+		 * the index, so that no get asks for it (see cc_index.c).
 		 */
 		if (!err && status == 1) {
 			atomic64_inc(&rf_stats.cc_puts);
 		} else {
 			atomic64_inc(&rf_stats.cc_put_failures);
-			if (!err)
-				rf_cc_index_del(op->pool, &op->h);
+			rf_cc_index_del(op->pool, &op->h);
 		}
 		if (!err && status == -TMEM_ENODEV)
 			rf_cc_stale(op->pool);

@@ -204,7 +204,7 @@ settle() {
 
 # Random pages do not compress: the server refuses their puts, and the
 # index forgets them, so a second read asks the server for (almost) none.
-rp=2048
+rp=${rp:-2048}
 dd if=/dev/urandom of=$d/random bs=4096 count=$rp 2>/dev/null || fail "write $d/random"
 sha=$(sha256sum < $d/random)
 drop; cat $d/random > /dev/null
@@ -229,7 +229,7 @@ ok "random data: $pf puts refused, $cp taken; the second read sent $g0 gets for 
 # and dropped, one a second.
 to=/sys/module/ramster_frontend/parameters/timeout_ms
 echo 600001 > $to 2>/dev/null && fail "timeout_ms took 600001"
-slow=6 sp=1024
+slow=${slow:-6} sp=${sp:-1024}
 for i in $(seq 1 $slow); do
 	fcheck write $d/slow$i $((40 + i)) 0 $sp 1 || fail "write slow$i"
 done
