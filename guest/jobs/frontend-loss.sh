@@ -106,5 +106,5 @@ ok "phase B refused: with no server $(($(c remote_put_failures) - fails)) stores
 pool_ready 2
 resumed "(none)"
 unload
-no_leaks
 ramsterctl unconfigure || fail "ramsterctl unconfigure"
+no_leaks

@@ -82,5 +82,5 @@ rmmod ramster_frontend || fail "rmmod ramster_frontend"
 ok "swapoff read every page back; the frontend unloaded"
 ok "replicate done"
 wait_state $t1 up 300
-no_leaks
 ramsterctl unconfigure || fail "ramsterctl unconfigure"
+no_leaks

@@ -6,7 +6,7 @@
 # serves, and the client, on the project's patched kernel, swaps $mib MiB
 # (default 384, 1.5 times its RAM) to it, every page checked.  Such a
 # workload swaps some 1.05 times itself out (frontend-swap's 768 MiB, 1.9
-# times), too close to frontend-swap's minimum of all of it: half of it
+# times, when it ran that much), too close to frontend-swap's minimum of all of it: half of it
 # must be swapped out here, more than what does not fit in RAM.
 mib=${mib:-384}
 min_out_mib=$((mib / 2))

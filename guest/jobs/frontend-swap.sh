@@ -2,7 +2,7 @@
 # ramster_frontend.ko (frontswap, mode writethrough).  The client refuses
 # bad parameters with a message, loads the frontend after swapon (so the
 # active device is announced to it), waits for its pool on the server,
-# runs swapcheck over $mib MiB, three times its RAM (random reads and
+# runs swapcheck over $mib MiB, twice its RAM (random reads and
 # writes, every page read is checked, and every page again at the end),
 # and checks that most pages swapped went to the server and came back
 # from it, with no failed or missing load.  swapoff destroys the pool; the module
@@ -18,7 +18,7 @@
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
-mib=${mib:-768}
+mib=${mib:-512}
 # At least this much must be swapped out (a smaller workload, nearer the
 # RAM's size, swaps each page out about once).
 min_out_mib=${min_out_mib:-$mib}
@@ -158,11 +158,11 @@ ok "$hits of $in swap-ins found their page fetched ahead ($(cat $fe/swap_prefetc
 
 # Below the min watermarks stores are refused and the disk takes the
 # pages: the reserves are for receiving.  A min_free_kbytes of a fifth of
-# RAM keeps reclaim there; every page must still come back right.  384
-# MiB, half as much again as the client's RAM, whatever $mib is.
+# RAM keeps reclaim there; every page must still come back right.  320
+# MiB, a quarter more than the client's RAM, whatever $mib is.
 low=$(cat $fe/stores_low_memory) mfk=$(cat /proc/sys/vm/min_free_kbytes)
 awk '$1 == "MemTotal:" { print int($2 / 5) }' /proc/meminfo > /proc/sys/vm/min_free_kbytes
-swapcheck pressure 384 1 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong with little free memory"; }
+swapcheck pressure 320 1 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong with little free memory"; }
 echo $mfk > /proc/sys/vm/min_free_kbytes
 low=$(($(cat $fe/stores_low_memory) - low))
 # Whether free memory dips below min in this run or the first one
@@ -180,5 +180,5 @@ echo 1 > $fe/unregister
 expect $fe/unregister -eq 0
 rmmod ramster_frontend || fail "rmmod ramster_frontend"
 ok "swapoff destroyed the pool; the frontend unregistered and unloaded"
-no_leaks
 ramsterctl unconfigure || fail "ramsterctl unconfigure"
+no_leaks

@@ -1,6 +1,6 @@
 # r2net-echo: every node echoes to every other through r2net (r2echo.ko):
 # synchronous echoes of 1, 4096, 0 and 4128 bytes and of tmem pages, then
-# 1000 asynchronous echoes of 64..4096 bytes, 64 in flight, all nodes
+# 400 asynchronous echoes of 64..4096 bytes, 64 in flight, all nodes
 # at once.  Every reply is checked; r2net's counters must agree on both
 # ends.  Nodes stay up until every peer has had its echoes served here.
 #
@@ -29,16 +29,16 @@ dmesg | grep -q "r2echo: bad command; usage: sync NODE LEN COUNT" ||
 ok "r2echo refuses bad commands and says the syntax"
 
 # Everything each node sends to each peer; the peers send as much here.
-sent=$((100 + 100 + 20 + 20 + 100 + 1000))
+sent=$((40 + 40 + 20 + 20 + 40 + 400))
 for p in $peers; do
-	echo_ok sync "$p" 1 100
-	echo_ok sync "$p" 4096 100
+	echo_ok sync "$p" 1 40
+	echo_ok sync "$p" 4096 40
 	echo_ok sync "$p" 0 20
 	echo_ok sync "$p" 4128 20
-	echo_ok page "$p" 100
+	echo_ok page "$p" 40
 done
 for p in $peers; do
-	echo_ok async "$p" 64-4096 1000 64
+	echo_ok async "$p" 64-4096 400 64
 done
 
 # frames NODE tx|rx: messages to or from NODE, keepalives not counted.
