@@ -7,6 +7,7 @@
  *   stored_pages, same_filled_pages, pool_total_size	as zswap's
  *   huge_pages, compressed_bytes (zram's compr_data_size), pool_pages
  *   reject_compress_poor, reject_alloc_fail		as zswap's
+ *   stored_as_sent (zpages kept as sent)		zcache's
  *   eph_pages, pers_pages (RAMster's foreign_*_pampd_count summed over
  *   clients), objects, pools, shared_pools, puts, put_failures, dup_puts,
  *   dup_put_flushes, get_hits, get_misses, get_errors, flush_pages,
@@ -47,7 +48,7 @@ struct backend_counter {
 static const struct backend_counter backend_counters[] = {
 	ZC(stored_pages), ZC(same_filled_pages), ZC(huge_pages),
 	ZC(compressed_bytes), ZC(pool_pages), ZC(pool_total_size),
-	ZC(reject_compress_poor), ZC(reject_alloc_fail),
+	ZC(reject_compress_poor), ZC(reject_alloc_fail), ZC(stored_as_sent),
 	TM(eph_pages), TM(pers_pages), TM(objects), TM(pools),
 	TM(shared_pools), TM(puts), TM(put_failures), TM(dup_puts),
 	TM(dup_put_flushes), TM(get_hits), TM(get_misses), TM(get_errors),

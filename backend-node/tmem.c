@@ -823,11 +823,13 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
 		      u8 node);
 
 /**
- * tmem_put() - store a page under a handle
+ * tmem_put_zpage() - store a page, in any form, under a handle
  * @store: the store
  * @node: the client
  * @h: the handle (the client's pool id, object id, index)
- * @page: TMEM_PAGE_SIZE bytes
+ * @src: the page's contents: a page the data layer may compress, or a
+ *	page its sender compressed, which the data layer keeps as given or
+ *	refuses (struct tmem_data_ops.create)
  *
  * A page already stored under @h is replaced.  A put that fails leaves no
  * page under @h: if it cannot store the new data it flushes the old.
@@ -841,8 +843,8 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
  * Return: 1, -TMEM_ENODEV (no such pool), -TMEM_ENOMEM, or the data
  * layer's error.
  */
-int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
-	     const void *page)
+int tmem_put_zpage(struct tmem_store *store, u8 node,
+		   const struct tmem_handle *h, const struct tmem_zpage *src)
 {
 	struct tmem_obj *obj, *fresh = NULL;
 	struct tmem_pgp *pgp = NULL, *old;
@@ -860,7 +862,7 @@ int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 	ret = tmem_admit(store, pool, node);
 	if (ret)
 		goto out;
-	data = store->ops->create(page, pool, &err);
+	data = store->ops->create(src, pool, &err);
 	if (!data) {
 		ret = err < 0 ? err : -TMEM_ENOMEM;
 		goto out;
@@ -959,25 +961,57 @@ out:
 	tmem_pool_put(pool);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tmem_put);
+EXPORT_SYMBOL_GPL(tmem_put_zpage);
 
 /**
- * tmem_get() - copy a stored page out
+ * tmem_put() - store a page under a handle
  * @store: the store
  * @node: the client
- * @h: the handle
- * @page: TMEM_PAGE_SIZE bytes to fill
+ * @h: the handle (the client's pool id, object id, index)
+ * @page: TMEM_PAGE_SIZE bytes, which the data layer may compress
  *
- * A get from a private ephemeral pool is exclusive: a page found leaves
- * the store.  Persistent and shared pools keep it; a shared (ephemeral)
- * page found moves to the head of the LRU.
+ * As tmem_put_zpage().
  *
- * Context: process context.
- * Return: 1 found, 0 not found, -TMEM_ENODEV (no such pool), or the data
- * layer's error (the page then is lost if the get was exclusive).
+ * Context: process context; may sleep.
+ * Return: as tmem_put_zpage().
  */
-int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
-	     void *page)
+int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
+	     const void *page)
+{
+	const struct tmem_zpage src = {
+		.enc = TMEM_ZENC_PAGE,
+		.arg = TMEM_PAGE_SIZE,
+		.data = page,
+	};
+
+	return tmem_put_zpage(store, node, h, &src);
+}
+EXPORT_SYMBOL_GPL(tmem_put);
+
+/*
+ * Copy @data out: with @z NULL its page into @buf, else its stored form
+ * into @z with the bytes in @buf.  May run under spinlocks.
+ */
+static int tmem_data_read(struct tmem_store *store, void *data, void *buf,
+			  struct tmem_zpage *z)
+{
+	int ret;
+
+	if (!z)
+		return store->ops->get(data, buf);
+	if (store->ops->get_stored)
+		return store->ops->get_stored(data, z, buf);
+	ret = store->ops->get(data, buf);
+	z->enc = TMEM_ZENC_RAW;
+	z->arg = TMEM_PAGE_SIZE;
+	z->data = buf;
+	return ret;
+}
+
+/* tmem_get() and tmem_get_zpage(): @z as for tmem_data_read(). */
+static int tmem_get_any(struct tmem_store *store, u8 node,
+			const struct tmem_handle *h, void *buf,
+			struct tmem_zpage *z)
 {
 	struct tmem_pgp *pgp = NULL;
 	struct tmem_pool *pool;
@@ -999,7 +1033,7 @@ int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 			tmem_pgp_remove(store, pgp);
 			empty = !obj->nr_pages;
 		} else if (pgp) {
-			ret = store->ops->get(pgp->data, page);
+			ret = tmem_data_read(store, pgp->data, buf, z);
 			if (!pool->persistent) {
 				spin_lock(&store->lock);
 				list_move(&pgp->lru, &store->lru);
@@ -1012,7 +1046,7 @@ int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 
 	found = pgp;
 	if (found && exclusive) {
-		ret = store->ops->get(pgp->data, page);
+		ret = tmem_data_read(store, pgp->data, buf, z);
 		tmem_pgp_free(store, pool, pgp);
 		if (empty)
 			tmem_obj_reap(pool, h->oid);
@@ -1029,7 +1063,50 @@ int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 	tmem_pool_put(pool);
 	return ret;
 }
+
+/**
+ * tmem_get() - copy a stored page out
+ * @store: the store
+ * @node: the client
+ * @h: the handle
+ * @page: TMEM_PAGE_SIZE bytes to fill
+ *
+ * A get from a private ephemeral pool is exclusive: a page found leaves
+ * the store.  Persistent and shared pools keep it; a shared (ephemeral)
+ * page found moves to the head of the LRU.
+ *
+ * Context: process context.
+ * Return: 1 found, 0 not found, -TMEM_ENODEV (no such pool), or the data
+ * layer's error (the page then is lost if the get was exclusive).
+ */
+int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
+	     void *page)
+{
+	return tmem_get_any(store, node, h, page, NULL);
+}
 EXPORT_SYMBOL_GPL(tmem_get);
+
+/**
+ * tmem_get_zpage() - copy a stored page out in the form it is kept in
+ * @store: the store
+ * @node: the client
+ * @h: the handle
+ * @z: filled in when found: the form (never %TMEM_ZENC_PAGE), and @buf
+ *	as its data
+ * @buf: TMEM_PAGE_SIZE bytes for the data
+ *
+ * As tmem_get(), but the data layer gives the page as it keeps it
+ * (struct tmem_data_ops.get_stored), without decompressing it.
+ *
+ * Context: process context.
+ * Return: as tmem_get().
+ */
+int tmem_get_zpage(struct tmem_store *store, u8 node,
+		   const struct tmem_handle *h, struct tmem_zpage *z, void *buf)
+{
+	return tmem_get_any(store, node, h, buf, z);
+}
+EXPORT_SYMBOL_GPL(tmem_get_zpage);
 
 /**
  * tmem_flush_page() - drop a page

@@ -10,8 +10,9 @@
  * are named by a 192-bit object id and a 32-bit index (struct tmem_handle).
  *
  * The store does not hold page contents itself: the data layer (zcache)
- * turns a page into an opaque data pointer and back through the
- * struct tmem_data_ops given at tmem_store_create().
+ * turns a page, or a page its sender compressed (a zpage), into an opaque
+ * data pointer and back through the struct tmem_data_ops given at
+ * tmem_store_create().
  *
  * Results follow Xen's tmem (shared-abi/tmem_abi.h): >= 0 is success
  * (NEW_POOL: the pool id; PUT, FLUSH_*, DESTROY_POOL: 1; GET: 1 found, 0 not
@@ -31,23 +32,70 @@
 struct tmem_store;
 struct tmem_pool;
 
+/*
+ * The longest LZO1X stream a page is kept or sent as: shorter than the
+ * page, else it is sent whole (r2net_wire.h's R2NET_ZPAGE_LZO_MAX).
+ */
+#define TMEM_ZPAGE_LZO_MAX	(TMEM_PAGE_SIZE - 1)
+
+/**
+ * enum tmem_zenc - the forms a page's contents come in
+ * @TMEM_ZENC_PAGE: the page, TMEM_PAGE_SIZE bytes, which the data layer
+ *	may compress (PUT_PAGE)
+ * @TMEM_ZENC_SAME: every 32-bit word of the page is the value in arg; no
+ *	data
+ * @TMEM_ZENC_LZO: arg bytes (1..TMEM_ZPAGE_LZO_MAX) of LZO1X stream that
+ *	should decompress to the page; kept as given, never decompressed to
+ *	be stored
+ * @TMEM_ZENC_RAW: the page, TMEM_PAGE_SIZE bytes, which its sender found
+ *	did not compress: kept whole, or refused where an incompressible
+ *	page is
+ */
+enum tmem_zenc {
+	TMEM_ZENC_PAGE,
+	TMEM_ZENC_SAME,
+	TMEM_ZENC_LZO,
+	TMEM_ZENC_RAW,
+};
+
+/**
+ * struct tmem_zpage - a page's contents in one of the forms of tmem_zenc
+ * @enc: the form
+ * @arg: %TMEM_ZENC_SAME: the value; the others: how many bytes @data has
+ * @data: the bytes (none for %TMEM_ZENC_SAME)
+ */
+struct tmem_zpage {
+	enum tmem_zenc enc;
+	u32 arg;
+	const void *data;
+};
+
 /**
  * struct tmem_data_ops - how the store keeps a page's contents
- * @create: make the data for @page (TMEM_PAGE_SIZE bytes) stored in @pool.
- *	Returns the data, or NULL with *@err set to a negative tmem errno
- *	(usually -TMEM_ENOMEM); the put then fails.  Process context, no store
- *	lock held; may sleep.
+ * @create: make the data for @src stored in @pool: a %TMEM_ZENC_PAGE page
+ *	the data layer may compress; any other form it keeps as given or
+ *	refuses (it checks @src->arg).  Returns the data, or NULL with *@err
+ *	set to a negative tmem errno (usually -TMEM_ENOMEM); the put then
+ *	fails.  Process context, no store lock held; may sleep.
  * @get: copy the data's page into @page.  Returns 0, or a negative tmem
  *	errno that the get returns.  Called with spinlocks held (when the
  *	page stays in the store): must not sleep.
+ * @get_stored: optional: give the data as it is kept, without
+ *	decompressing it: fill in @z (never %TMEM_ZENC_PAGE) with its bytes
+ *	copied to @buf (TMEM_PAGE_SIZE bytes) and @z->data pointing there.
+ *	Returns 0 or a negative tmem errno, in the same context as @get.
+ *	Without it a zpage get copies the page out with @get and gives it as
+ *	%TMEM_ZENC_RAW.
  * @free: free the data.  Process context, no store lock held.
  * @frames: how many page frames the data of the store with this priv
  *	(tmem_store_create()) holds now; optional: without it the store's
  *	max_frames limit does nothing.  Process context, no store lock held.
  */
 struct tmem_data_ops {
-	void *(*create)(const void *page, struct tmem_pool *pool, int *err);
+	void *(*create)(const struct tmem_zpage *src, struct tmem_pool *pool,
+			int *err);
 	int (*get)(void *data, void *page);
+	int (*get_stored)(void *data, struct tmem_zpage *z, void *buf);
 	void (*free)(void *data, struct tmem_pool *pool);
 	unsigned long (*frames)(void *priv);
 };
@@ -126,8 +174,12 @@ int tmem_auth_list(struct tmem_store *store, char *buf, size_t size);
 
 int tmem_put(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 	     const void *page);
+int tmem_put_zpage(struct tmem_store *store, u8 node,
+		   const struct tmem_handle *h, const struct tmem_zpage *src);
 int tmem_get(struct tmem_store *store, u8 node, const struct tmem_handle *h,
 	     void *page);
+int tmem_get_zpage(struct tmem_store *store, u8 node,
+		   const struct tmem_handle *h, struct tmem_zpage *z, void *buf);
 int tmem_flush_page(struct tmem_store *store, u8 node,
 		    const struct tmem_handle *h);
 int tmem_flush_object(struct tmem_store *store, u8 node,

@@ -7,7 +7,9 @@
  * page into a kmalloc'd buffer and counts the buffers alive: once the store
  * is destroyed the count must be back to zero, so a page the store loses
  * track of shows up.  Page contents encode their handle and a version, and
- * every get is compared byte for byte.  A case logs "selftest: pass NAME",
+ * every get is compared byte for byte.  The data layer has no get_stored
+ * op: a zpage get gives the page whole (zcache_selftest.c tests the
+ * forms).  A case logs "selftest: pass NAME",
  * or "selftest: FAIL NAME: what" for its first failed check.
  */
 #include <linux/delay.h>
@@ -24,10 +26,17 @@
 static atomic_t st_live = ATOMIC_INIT(0);
 static atomic_t st_fail_creates = ATOMIC_INIT(0);
 
-static void *st_create(const void *page, struct tmem_pool *pool, int *err)
+/* Whole pages only: the store's part of a zpage is the same for any form. */
+static void *st_create(const struct tmem_zpage *src, struct tmem_pool *pool,
+		       int *err)
 {
 	void *buf;
 
+	if ((src->enc != TMEM_ZENC_PAGE && src->enc != TMEM_ZENC_RAW) ||
+	    src->arg != TMEM_PAGE_SIZE) {
+		*err = -TMEM_EINVAL;
+		return NULL;
+	}
 	if (atomic_add_unless(&st_fail_creates, -1, 0)) {
 		*err = -TMEM_ENOMEM;
 		return NULL;
@@ -37,7 +46,7 @@ static void *st_create(const void *page, struct tmem_pool *pool, int *err)
 		*err = -TMEM_ENOMEM;
 		return NULL;
 	}
-	memcpy(buf, page, TMEM_PAGE_SIZE);
+	memcpy(buf, src->data, TMEM_PAGE_SIZE);
 	atomic_inc(&st_live);
 	return buf;
 }
@@ -229,6 +238,7 @@ static bool st_stat_at(struct st *t, size_t offset, const char *what,
 
 static void st_roundtrip(struct st *t)
 {
+	struct tmem_zpage z;
 	struct tmem_handle h;
 	int p, i;
 
@@ -264,7 +274,29 @@ static void st_roundtrip(struct st *t)
 		if (!st_hit(t, 1, &h, 1))
 			return;
 	}
-	st_stat(t, get_hits, 18);
+	if (!st_stat(t, get_hits, 18))
+		return;
+
+	/* The zpage calls share the body: a page put and got as a zpage. */
+	h = st_h(1, 77, 0);
+	st_fill(t->want, &h, 3);
+	z = (struct tmem_zpage){
+		.enc = TMEM_ZENC_RAW, .arg = TMEM_PAGE_SIZE, .data = t->want,
+	};
+	if (!st_eq(t, "put_zpage", tmem_put_zpage(t->store, 1, &h, &z), 1))
+		return;
+	memset(&z, 0, sizeof(z));
+	memset(t->page, 0x5a, TMEM_PAGE_SIZE);
+	if (!st_eq(t, "get_zpage", tmem_get_zpage(t->store, 1, &h, &z, t->page),
+		   1) ||
+	    st_bad(t, z.enc != TMEM_ZENC_RAW || z.arg != TMEM_PAGE_SIZE ||
+		   z.data != t->page ||
+		   memcmp(t->page, t->want, TMEM_PAGE_SIZE),
+		   "get_zpage gave form %d, %u bytes, or other bytes", z.enc,
+		   z.arg) ||
+	    !st_hit(t, 1, &h, 3))
+		return;
+	st_stat(t, get_hits, 20);
 }
 
 static void st_eph_exclusive(struct st *t)

@@ -14,6 +14,13 @@
  * Compression runs in a per-CPU buffer under a per-CPU mutex, so a put may
  * sleep and move to another CPU while it holds one.  Decompression needs no
  * buffer and does not sleep: the store calls it under spinlocks.
+ *
+ * A page a client compressed itself (a zpage: one repeated value, an
+ * LZO1X stream, or the page whole because it did not compress) is kept in
+ * the same three kinds, as it came: its stream is stored byte for byte,
+ * never decompressed or compressed again, and a zpage get
+ * (zcache_get_stored()) gives those bytes back.  Only a plain get
+ * decompresses it, checked (zcache_get_data()).
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
@@ -35,7 +42,8 @@
 #define ZC_VALUE_SHIFT		3
 #define ZC_LEN_SIZE		sizeof(u16)
 #define ZC_MAX_ZSIZE_MIN	64
-#define ZC_MAX_ZSIZE_MAX	(XV_MAX_ALLOC_SIZE - ZC_LEN_SIZE)
+#define ZC_MAX_ZSIZE_MAX	ZCACHE_MAX_ZSIZE
+static_assert(XV_MAX_ALLOC_SIZE - ZC_LEN_SIZE == ZC_MAX_ZSIZE_MAX);
 
 /* Allocations for data: fail rather than reclaim hard, like zswap. */
 #define ZC_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM)
@@ -52,6 +60,12 @@ static int max_zsize_set(const char *val, const struct kernel_param *kp)
 		       (int)strcspn(val, "\n"), val, ZC_MAX_ZSIZE_MIN,
 		       (unsigned long)ZC_MAX_ZSIZE_MAX);
 	return ret;
+}
+
+/* The max_zsize parameter now. */
+unsigned int zcache_max_zsize(void)
+{
+	return READ_ONCE(max_zsize);
 }
 
 static const struct kernel_param_ops max_zsize_ops = {
@@ -76,6 +90,7 @@ struct zcache {
 	atomic64_t compressed_bytes;
 	atomic64_t reject_compress_poor;
 	atomic64_t reject_alloc_fail;
+	atomic64_t stored_as_sent;
 };
 
 /* One repeated 32-bit value throughout the page?  Then *fill is it. */
@@ -89,6 +104,13 @@ static bool zcache_same_filled(const void *page, u32 *fill)
 			return false;
 	*fill = w[0];
 	return true;
+}
+
+static void *zcache_store_same(struct zcache *zc, u32 fill)
+{
+	atomic64_inc(&zc->same_filled_pages);
+	atomic64_inc(&zc->stored_pages);
+	return (void *)((unsigned long)fill << ZC_VALUE_SHIFT | ZC_TAG_SAME);
 }
 
 static void *zcache_store_huge(struct zcache *zc, const void *page, int *err)
@@ -106,52 +128,130 @@ static void *zcache_store_huge(struct zcache *zc, const void *page, int *err)
 	return page_address(pg);
 }
 
-static void *zcache_create_data(const void *page, struct tmem_pool *pool,
-				int *err)
+/* A page that did not compress: kept whole if @pool must not lose it. */
+static void *zcache_store_poor(struct zcache *zc, const void *page,
+			       struct tmem_pool *pool, int *err)
 {
-	struct zcache *zc = tmem_pool_priv(pool);
-	struct zcache_cpu *cpu;
+	if (tmem_pool_persistent(pool))
+		return zcache_store_huge(zc, page, err);
+	atomic64_inc(&zc->reject_compress_poor);
+	*err = -TMEM_ENOMEM;
+	return NULL;
+}
+
+/* @zlen bytes of LZO1X stream into xvmalloc, behind their length. */
+static void *zcache_store_stream(struct zcache *zc, const void *stream,
+				 size_t zlen, int *err)
+{
 	struct page *pg;
-	size_t dlen = lzo1x_worst_compress(PAGE_SIZE);
 	u8 *obj;
-	u32 fill, off;
-	int ret;
+	u32 off;
 
-	if (zcache_same_filled(page, &fill)) {
-		atomic64_inc(&zc->same_filled_pages);
-		atomic64_inc(&zc->stored_pages);
-		return (void *)((unsigned long)fill << ZC_VALUE_SHIFT |
-				ZC_TAG_SAME);
-	}
-
-	cpu = raw_cpu_ptr(zc->cpu);
-	mutex_lock(&cpu->lock);
-	ret = lzo1x_1_compress(page, PAGE_SIZE, cpu->dst, &dlen, cpu->wrkmem);
-	if (ret != LZO_E_OK || dlen > READ_ONCE(max_zsize)) {
-		mutex_unlock(&cpu->lock);
-		if (tmem_pool_persistent(pool))
-			return zcache_store_huge(zc, page, err);
-		atomic64_inc(&zc->reject_compress_poor);
-		*err = -TMEM_ENOMEM;
-		return NULL;
-	}
-	if (xv_malloc(zc->xv, ZC_LEN_SIZE + dlen, &pg, &off, ZC_GFP)) {
-		mutex_unlock(&cpu->lock);
+	if (xv_malloc(zc->xv, ZC_LEN_SIZE + zlen, &pg, &off, ZC_GFP)) {
 		atomic64_inc(&zc->reject_alloc_fail);
 		*err = -TMEM_ENOMEM;
 		return NULL;
 	}
 	obj = page_address(pg) + off;
-	put_unaligned((u16)dlen, (u16 *)obj);
-	memcpy(obj + ZC_LEN_SIZE, cpu->dst, dlen);
-	mutex_unlock(&cpu->lock);
-
-	atomic64_add(dlen, &zc->compressed_bytes);
+	put_unaligned((u16)zlen, (u16 *)obj);
+	memcpy(obj + ZC_LEN_SIZE, stream, zlen);
+	atomic64_add(zlen, &zc->compressed_bytes);
 	atomic64_inc(&zc->stored_pages);
 	return obj;
 }
 
-/* May run under spinlocks: does not sleep. */
+/* A whole page: same-filled, compressed here, or as zcache_store_poor(). */
+static void *zcache_store_page(struct zcache *zc, const void *page,
+			       struct tmem_pool *pool, int *err)
+{
+	unsigned int max = READ_ONCE(max_zsize);
+	size_t dlen = lzo1x_worst_compress(PAGE_SIZE);
+	struct zcache_cpu *cpu;
+	void *data = NULL;
+	bool fits;
+	u32 fill;
+
+	if (zcache_same_filled(page, &fill))
+		return zcache_store_same(zc, fill);
+
+	cpu = raw_cpu_ptr(zc->cpu);
+	mutex_lock(&cpu->lock);
+	fits = lzo1x_1_compress(page, PAGE_SIZE, cpu->dst, &dlen,
+				cpu->wrkmem) == LZO_E_OK && dlen <= max;
+	if (fits)
+		data = zcache_store_stream(zc, cpu->dst, dlen, err);
+	mutex_unlock(&cpu->lock);
+	return fits ? data : zcache_store_poor(zc, page, pool, err);
+}
+
+/*
+ * An LZO1X stream a client compressed its page to, kept as given: it is
+ * not decompressed here (zcache_get_data() does that, checked, if a
+ * GET_PAGE asks for it).  Held to max_zsize as a page compressed here;
+ * a persistent pool keeps a longer one if xvmalloc takes it, since the
+ * page itself, to keep whole, is not at hand.
+ */
+static void *zcache_store_lzo(struct zcache *zc, const struct tmem_zpage *src,
+			      struct tmem_pool *pool, int *err)
+{
+	if (!src->arg) {
+		*err = -TMEM_EINVAL;
+		return NULL;
+	}
+	if (src->arg > ZC_MAX_ZSIZE_MAX ||
+	    (src->arg > READ_ONCE(max_zsize) && !tmem_pool_persistent(pool))) {
+		atomic64_inc(&zc->reject_compress_poor);
+		*err = -TMEM_ENOMEM;
+		return NULL;
+	}
+	return zcache_store_stream(zc, src->data, src->arg, err);
+}
+
+/*
+ * The data for a page in any form (struct tmem_data_ops.create).  A zpage
+ * (SAME, LZO, RAW) is kept in the form it came in, or refused: neither
+ * compressed nor decompressed.
+ */
+static void *zcache_create_data(const struct tmem_zpage *src,
+				struct tmem_pool *pool, int *err)
+{
+	struct zcache *zc = tmem_pool_priv(pool);
+	void *data;
+
+	switch (src->enc) {
+	case TMEM_ZENC_PAGE:
+		return zcache_store_page(zc, src->data, pool, err);
+	case TMEM_ZENC_SAME:
+		data = zcache_store_same(zc, src->arg);
+		break;
+	case TMEM_ZENC_LZO:
+		data = zcache_store_lzo(zc, src, pool, err);
+		break;
+	case TMEM_ZENC_RAW:
+		/* Its sender found that it does not compress. */
+		if (src->arg != PAGE_SIZE) {
+			*err = -TMEM_EINVAL;
+			return NULL;
+		}
+		data = zcache_store_poor(zc, src->data, pool, err);
+		break;
+	default:
+		*err = -TMEM_EINVAL;
+		return NULL;
+	}
+	if (data)
+		atomic64_inc(&zc->stored_as_sent);
+	return data;
+}
+
+/*
+ * May run under spinlocks: does not sleep.  The LZO stream of an
+ * xvmalloc object may be a client's, kept as it sent it and decompressed
+ * for the first time here: lzo1x_decompress_safe() checks every length
+ * against the stream and the page and never reads or writes outside them,
+ * so a bad stream fails this get alone with -TMEM_EINVAL (the store
+ * counts it in get_errors).
+ */
 static int zcache_get_data(void *data, void *page)
 {
 	unsigned long v = (unsigned long)data;
@@ -173,12 +273,48 @@ static int zcache_get_data(void *data, void *page)
 	if (ret == LZO_E_OK && dlen == PAGE_SIZE)
 		return 0;
 	/*
-	 * Our own data did not come back: a bug or memory corruption.  The
-	 * store counts it in get_errors and the client gets an error.
+	 * A bad stream a client sent, or (a page compressed here) a bug or
+	 * memory corruption.
 	 */
-	pr_err_ratelimited("a page did not decompress (lzo %d, %zu bytes from %u)\n",
-			   ret, dlen, clen);
+	pr_warn_ratelimited("a page did not decompress (lzo %d, %zu bytes from %u)\n",
+			    ret, dlen, clen);
 	return -TMEM_EINVAL;
+}
+
+/*
+ * The data as it is kept (struct tmem_data_ops.get_stored), never
+ * decompressed: a client that sent it compressed gets back the very
+ * bytes it sent.  May run under spinlocks: does not sleep.
+ */
+static int zcache_get_stored(void *data, struct tmem_zpage *z, void *buf)
+{
+	unsigned long v = (unsigned long)data;
+	u8 *obj = data;
+	u16 clen;
+
+	z->data = buf;
+	if ((v & ZC_TAG_MASK) == ZC_TAG_SAME) {
+		z->enc = TMEM_ZENC_SAME;
+		z->arg = (u32)(v >> ZC_VALUE_SHIFT);
+		return 0;
+	}
+	if (!offset_in_page(obj)) {
+		memcpy(buf, obj, PAGE_SIZE);
+		z->enc = TMEM_ZENC_RAW;
+		z->arg = PAGE_SIZE;
+		return 0;
+	}
+	clen = get_unaligned((u16 *)obj);
+	/* xvmalloc holds at most ZC_MAX_ZSIZE_MAX: only a bug gets here. */
+	if (!clen || clen > TMEM_ZPAGE_LZO_MAX) {
+		pr_err_ratelimited("a stored page claims %u compressed bytes\n",
+				   clen);
+		return -TMEM_EINVAL;
+	}
+	memcpy(buf, obj + ZC_LEN_SIZE, clen);
+	z->enc = TMEM_ZENC_LZO;
+	z->arg = clen;
+	return 0;
 }
 
 static void zcache_free_data(void *data, struct tmem_pool *pool)
@@ -208,10 +344,11 @@ static unsigned long zcache_frames(void *priv)
 }
 
 const struct tmem_data_ops zcache_tmem_ops = {
-	.create	= zcache_create_data,
-	.get	= zcache_get_data,
-	.free	= zcache_free_data,
-	.frames	= zcache_frames,
+	.create		= zcache_create_data,
+	.get		= zcache_get_data,
+	.get_stored	= zcache_get_stored,
+	.free		= zcache_free_data,
+	.frames		= zcache_frames,
 };
 EXPORT_SYMBOL_GPL(zcache_tmem_ops);
 
@@ -300,5 +437,6 @@ void zcache_get_stats(struct zcache *zc, struct zcache_stats *st)
 	st->pool_total_size = st->pool_pages * PAGE_SIZE;
 	st->reject_compress_poor = atomic64_read(&zc->reject_compress_poor);
 	st->reject_alloc_fail = atomic64_read(&zc->reject_alloc_fail);
+	st->stored_as_sent = atomic64_read(&zc->stored_as_sent);
 }
 EXPORT_SYMBOL_GPL(zcache_get_stats);

@@ -9,9 +9,15 @@
  * zcache holds no page frame once the store is gone.  A case logs
  * "zcache-selftest: pass NAME", or "zcache-selftest: FAIL NAME: what" for
  * its first failed check.
+ *
+ * The zpage cases put pages as a client compressed them (LZO1X-1 here, as
+ * the client does), each form and length at the edges of what zcache
+ * keeps, and corrupt streams: a zpage get must give back the bytes that
+ * were put, a plain get the page, or -TMEM_EINVAL for a corrupt stream.
  */
 #include <linux/kthread.h>
 #include <linux/completion.h>
+#include <linux/lzo.h>
 #include <linux/mm.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
@@ -28,6 +34,8 @@ struct zt {
 	struct tmem_store *store;
 	void *page;
 	void *got;
+	u8 *stream;		/* lzo1x_worst_compress(2 pages) */
+	void *wrkmem;		/* LZO1X_MEM_COMPRESS */
 };
 
 static __printf(3, 4) bool zt_bad(struct zt *t, bool bad, const char *fmt,
@@ -288,6 +296,286 @@ out:
 	bitmap_free(gone);
 }
 
+/* zpages ----------------------------------------------------------------- */
+
+/* Compress @len bytes at @src into t->stream as a client would. */
+static bool zt_lzo(struct zt *t, const void *src, size_t len, size_t *zlen)
+{
+	int ret;
+
+	*zlen = lzo1x_worst_compress(2 * PAGE_SIZE);
+	ret = lzo1x_1_compress(src, len, t->stream, zlen, t->wrkmem);
+	return !zt_bad(t, ret != LZO_E_OK, "lzo1x_1_compress: %d", ret);
+}
+
+static bool zt_zput(struct zt *t, int pool, u32 n, enum tmem_zenc enc,
+		    u32 arg, const void *data, int want)
+{
+	struct tmem_zpage z = { .enc = enc, .arg = arg, .data = data };
+	struct tmem_handle h = zt_h(pool, n);
+	int ret = tmem_put_zpage(t->store, ZT_NODE, &h, &z);
+
+	return !zt_bad(t, ret != want,
+		       "zpage put of page %u (form %d, %u): %d, want %d", n,
+		       enc, arg, ret, want);
+}
+
+/* A zpage get of page @n must give form @enc, @arg and the bytes @data. */
+static bool zt_zget(struct zt *t, int pool, u32 n, enum tmem_zenc enc,
+		    u32 arg, const void *data)
+{
+	struct tmem_handle h = zt_h(pool, n);
+	struct tmem_zpage z = { };
+	int ret;
+
+	memset(t->got, 0x5a, PAGE_SIZE);
+	ret = tmem_get_zpage(t->store, ZT_NODE, &h, &z, t->got);
+	if (zt_bad(t, ret != 1, "zpage get of page %u: %d, want 1", n, ret))
+		return false;
+	return !zt_bad(t, z.enc != enc || z.arg != arg || z.data != t->got ||
+		       (enc != TMEM_ZENC_SAME && memcmp(t->got, data, arg)),
+		       "zpage get of page %u: form %d, %u, want form %d, %u and the bytes put",
+		       n, z.enc, z.arg, enc, arg);
+}
+
+static bool zt_zmiss(struct zt *t, int pool, u32 n)
+{
+	struct tmem_handle h = zt_h(pool, n);
+	struct tmem_zpage z;
+	int ret = tmem_get_zpage(t->store, ZT_NODE, &h, &z, t->got);
+
+	return !zt_bad(t, ret != 0, "zpage get of page %u: %d, want a miss",
+		       n, ret);
+}
+
+/* A plain get of page @n: want @ret, and with 1 the page @page. */
+static bool zt_get_page(struct zt *t, int pool, u32 n, const void *page,
+			int want)
+{
+	struct tmem_handle h = zt_h(pool, n);
+	int ret;
+
+	memset(t->got, 0x5a, PAGE_SIZE);
+	ret = tmem_get(t->store, ZT_NODE, &h, t->got);
+	if (zt_bad(t, ret != want, "get of page %u: %d, want %d", n, ret,
+		   want))
+		return false;
+	return !zt_bad(t, want == 1 && memcmp(t->got, page, PAGE_SIZE),
+		       "page %u came back different", n);
+}
+
+/*
+ * A page compressed by LZO1X-1 is kept as those bytes: a zpage get gives
+ * them back, a plain get decompresses them; an ephemeral get is exclusive.
+ */
+static void zt_zpage_lzo(struct zt *t)
+{
+	int pers = zt_pool(t, true), eph = zt_pool(t, false);
+	size_t zlen;
+
+	if (pers < 0 || eph < 0)
+		return;
+	zt_fill(t->page, 1, 1, ZT_TEXT);
+	if (!zt_lzo(t, t->page, PAGE_SIZE, &zlen) ||
+	    zt_bad(t, zlen > zcache_max_zsize(),
+		   "a text page compressed to %zu bytes", zlen) ||
+	    !zt_zput(t, pers, 1, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+	    !zt_zput(t, eph, 1, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+	    !zt_stat(t, stored_as_sent, 2) || !zt_stat(t, stored_pages, 2) ||
+	    !zt_stat(t, compressed_bytes, 2 * zlen) ||
+	    !zt_stat(t, huge_pages, 0) || !zt_stat(t, same_filled_pages, 0))
+		return;
+	if (!zt_zget(t, pers, 1, TMEM_ZENC_LZO, zlen, t->stream) ||
+	    !zt_zget(t, pers, 1, TMEM_ZENC_LZO, zlen, t->stream) ||
+	    !zt_get_page(t, pers, 1, t->page, 1) ||
+	    !zt_zget(t, eph, 1, TMEM_ZENC_LZO, zlen, t->stream) ||
+	    !zt_zmiss(t, eph, 1) || !zt_get_page(t, eph, 1, NULL, 0))
+		return;
+	/* Put again, the plain get decompresses it, once. */
+	if (!zt_zput(t, eph, 1, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+	    !zt_get_page(t, eph, 1, t->page, 1) || !zt_zmiss(t, eph, 1))
+		return;
+	/* A page compressed here reads out as the stream a client makes. */
+	if (!zt_put(t, pers, 2, 1, ZT_TEXT, 1) ||
+	    !zt_lzo(t, t->page, PAGE_SIZE, &zlen) ||
+	    !zt_zget(t, pers, 2, TMEM_ZENC_LZO, zlen, t->stream))
+		return;
+	zt_stat(t, stored_as_sent, 3);
+	zt_stat(t, stored_pages, 2);
+}
+
+/* One repeated value: no allocation, the value back either way. */
+static void zt_zpage_same(struct zt *t)
+{
+	int pers = zt_pool(t, true), eph = zt_pool(t, false);
+
+	if (pers < 0 || eph < 0)
+		return;
+	memset32(t->page, 0xdeadbeef, PAGE_SIZE / 4);
+	if (!zt_zput(t, pers, 1, TMEM_ZENC_SAME, 0xdeadbeef, NULL, 1) ||
+	    !zt_zput(t, eph, 1, TMEM_ZENC_SAME, 0, NULL, 1) ||
+	    !zt_stat(t, same_filled_pages, 2) || !zt_stat(t, pool_pages, 0) ||
+	    !zt_stat(t, compressed_bytes, 0) || !zt_stat(t, stored_as_sent, 2))
+		return;
+	if (!zt_zget(t, pers, 1, TMEM_ZENC_SAME, 0xdeadbeef, NULL) ||
+	    !zt_get_page(t, pers, 1, t->page, 1) ||
+	    !zt_zget(t, eph, 1, TMEM_ZENC_SAME, 0, NULL) || !zt_zmiss(t, eph, 1))
+		return;
+	/* A same-filled page put plainly reads out as its value. */
+	if (!zt_put(t, pers, 2, 5, ZT_SAME, 1) ||
+	    !zt_zget(t, pers, 2, TMEM_ZENC_SAME, 2 * 0x01010101u + 5, NULL))
+		return;
+	zt_stat(t, same_filled_pages, 2);
+}
+
+/* A page its client found incompressible: persistent keeps it whole. */
+static void zt_zpage_raw(struct zt *t)
+{
+	int pers = zt_pool(t, true), eph = zt_pool(t, false);
+
+	if (pers < 0 || eph < 0)
+		return;
+	zt_fill(t->page, 3, 1, ZT_RANDOM);
+	if (!zt_zput(t, eph, 3, TMEM_ZENC_RAW, PAGE_SIZE, t->page,
+		     -TMEM_ENOMEM) ||
+	    !zt_stat(t, reject_compress_poor, 1) || !zt_zmiss(t, eph, 3) ||
+	    !zt_zput(t, pers, 3, TMEM_ZENC_RAW, PAGE_SIZE, t->page, 1) ||
+	    !zt_stat(t, huge_pages, 1) || !zt_stat(t, pool_pages, 1) ||
+	    !zt_stat(t, stored_as_sent, 1) ||
+	    !zt_zget(t, pers, 3, TMEM_ZENC_RAW, PAGE_SIZE, t->page) ||
+	    !zt_get_page(t, pers, 3, t->page, 1))
+		return;
+	/* Kept whole as sent, even a page that would compress. */
+	zt_fill(t->page, 4, 1, ZT_TEXT);
+	if (!zt_zput(t, pers, 4, TMEM_ZENC_RAW, PAGE_SIZE, t->page, 1) ||
+	    !zt_stat(t, huge_pages, 2) ||
+	    !zt_zget(t, pers, 4, TMEM_ZENC_RAW, PAGE_SIZE, t->page))
+		return;
+	/* Not a page long: refused, and the page it would replace goes. */
+	if (!zt_zput(t, pers, 4, TMEM_ZENC_RAW, PAGE_SIZE - 1, t->page,
+		     -TMEM_EINVAL) || !zt_zmiss(t, pers, 4))
+		return;
+	/* A page that did not compress here reads out whole. */
+	if (!zt_put(t, pers, 5, 1, ZT_RANDOM, 1))
+		return;
+	zt_fill(t->page, 5, 1, ZT_RANDOM);
+	if (!zt_zget(t, pers, 5, TMEM_ZENC_RAW, PAGE_SIZE, t->page))
+		return;
+	zt_stat(t, huge_pages, 2);
+	zt_stat(t, stored_pages, 2);
+}
+
+/*
+ * LZO streams longer than max_zsize: refused by an ephemeral pool, kept by
+ * a persistent one up to ZCACHE_MAX_ZSIZE; a length of 0 is refused.
+ */
+static void zt_zpage_lzo_long(struct zt *t)
+{
+	int pers = zt_pool(t, true), eph = zt_pool(t, false);
+	unsigned int max = zcache_max_zsize();
+	struct rnd_state rs;
+	size_t zlen = 0, k;
+
+	if (pers < 0 || eph < 0)
+		return;
+	/* Random bytes then zeros: find a page that compresses just past max. */
+	for (k = max - 64; k < PAGE_SIZE && max < ZCACHE_MAX_ZSIZE; k += 8) {
+		prandom_seed_state(&rs, 7);
+		memset(t->page, 0, PAGE_SIZE);
+		prandom_bytes_state(&rs, t->page, k);
+		if (!zt_lzo(t, t->page, PAGE_SIZE, &zlen))
+			return;
+		if (zlen > max)
+			break;
+	}
+	if (max < ZCACHE_MAX_ZSIZE) {
+		if (zt_bad(t, zlen <= max || zlen > ZCACHE_MAX_ZSIZE,
+			   "no page compresses to %u..%u bytes (%zu)", max + 1,
+			   ZCACHE_MAX_ZSIZE, zlen) ||
+		    !zt_zput(t, eph, 1, TMEM_ZENC_LZO, zlen, t->stream,
+			     -TMEM_ENOMEM) ||
+		    !zt_stat(t, reject_compress_poor, 1) ||
+		    !zt_zmiss(t, eph, 1) ||
+		    !zt_zput(t, pers, 1, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+		    !zt_stat(t, compressed_bytes, zlen) ||
+		    !zt_stat(t, huge_pages, 0) ||
+		    !zt_zget(t, pers, 1, TMEM_ZENC_LZO, zlen, t->stream) ||
+		    !zt_get_page(t, pers, 1, t->page, 1))
+			return;
+	}
+	/* Longer than xvmalloc takes: refused, and the page under it goes. */
+	zt_fill(t->stream, 2, 1, ZT_RANDOM);
+	if (!zt_zput(t, pers, 1, TMEM_ZENC_LZO, ZCACHE_MAX_ZSIZE + 1, t->stream,
+		     -TMEM_ENOMEM) || !zt_zmiss(t, pers, 1) ||
+	    !zt_zput(t, pers, 1, TMEM_ZENC_LZO, PAGE_SIZE - 1, t->stream,
+		     -TMEM_ENOMEM) ||
+	    !zt_zput(t, pers, 1, TMEM_ZENC_LZO, 0, t->stream, -TMEM_EINVAL) ||
+	    !zt_zmiss(t, pers, 1))
+		return;
+	zt_stat(t, stored_pages, 0);
+}
+
+/*
+ * Corrupt streams are kept and given back byte for byte; only a plain get
+ * decompresses one, and gets -TMEM_EINVAL (an exclusive one loses it).
+ */
+static void zt_zpage_corrupt(struct zt *t)
+{
+	int pers = zt_pool(t, true), eph = zt_pool(t, false);
+	struct rnd_state rs;
+	u8 *two = kmalloc(2 * PAGE_SIZE, GFP_KERNEL);
+	size_t zlen;
+	u32 n, kept = 0;
+
+	if (zt_bad(t, !two, "out of memory") || pers < 0 || eph < 0)
+		goto out;
+	zt_fill(two, 1, 1, ZT_TEXT);
+	memcpy(two + PAGE_SIZE, two, PAGE_SIZE);
+	prandom_seed_state(&rs, 99);
+	for (n = 0; n < 12; n++) {
+		switch (n) {
+		case 0:		/* cut before its end marker */
+			if (!zt_lzo(t, two, PAGE_SIZE, &zlen))
+				goto out;
+			zlen -= 3;
+			break;
+		case 1:		/* a whole stream of half a page */
+			if (!zt_lzo(t, two, PAGE_SIZE / 2, &zlen))
+				goto out;
+			break;
+		case 2:		/* a whole stream of two pages */
+			if (!zt_lzo(t, two, 2 * PAGE_SIZE, &zlen))
+				goto out;
+			break;
+		default:	/* random bytes */
+			zlen = 1 + prandom_u32_state(&rs) % 3000;
+			prandom_bytes_state(&rs, t->stream, zlen);
+			break;
+		}
+		if (zt_bad(t, zlen > zcache_max_zsize(),
+			   "stream %u is %zu bytes", n, zlen))
+			goto out;
+		/* Kept, as sent, after a plain get failed on it. */
+		if (!zt_zput(t, pers, n, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+		    !zt_zget(t, pers, n, TMEM_ZENC_LZO, zlen, t->stream) ||
+		    !zt_get_page(t, pers, n, NULL, -TMEM_EINVAL) ||
+		    !zt_zget(t, pers, n, TMEM_ZENC_LZO, zlen, t->stream))
+			goto out;
+		kept++;
+		/* A zpage get takes it out whole; a plain get loses it. */
+		if (!zt_zput(t, eph, n, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+		    !zt_zget(t, eph, n, TMEM_ZENC_LZO, zlen, t->stream) ||
+		    !zt_zmiss(t, eph, n) ||
+		    !zt_zput(t, eph, n, TMEM_ZENC_LZO, zlen, t->stream, 1) ||
+		    !zt_get_page(t, eph, n, NULL, -TMEM_EINVAL) ||
+		    !zt_zmiss(t, eph, n))
+			goto out;
+	}
+	zt_stat(t, stored_pages, kept);
+out:
+	kfree(two);
+}
+
 /* Two threads put and get their own pages at once (per-CPU buffers). */
 struct zt_thread {
 	struct zt *t;
@@ -361,6 +649,11 @@ static const struct {
 	{ "incompressible", zt_incompressible },
 	{ "churn", zt_churn },
 	{ "concurrency", zt_concurrency },
+	{ "zpage-lzo", zt_zpage_lzo },
+	{ "zpage-same", zt_zpage_same },
+	{ "zpage-raw", zt_zpage_raw },
+	{ "zpage-lzo-long", zt_zpage_lzo_long },
+	{ "zpage-corrupt", zt_zpage_corrupt },
 };
 
 int zcache_selftest(void)
@@ -372,10 +665,14 @@ int zcache_selftest(void)
 
 		t.page = kmalloc(PAGE_SIZE, GFP_KERNEL);
 		t.got = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		t.stream = kmalloc(lzo1x_worst_compress(2 * PAGE_SIZE),
+				   GFP_KERNEL);
+		t.wrkmem = kmalloc(LZO1X_MEM_COMPRESS, GFP_KERNEL);
 		t.zc = zcache_create();
 		if (t.zc)
 			t.store = tmem_store_create(&zcache_tmem_ops, t.zc);
-		if (!zt_bad(&t, !t.page || !t.got || !t.store, "out of memory"))
+		if (!zt_bad(&t, !t.page || !t.got || !t.stream || !t.wrkmem ||
+			    !t.store, "out of memory"))
 			zt_cases[i].run(&t);
 		tmem_store_destroy(t.store);
 		if (t.zc) {
@@ -385,6 +682,8 @@ int zcache_selftest(void)
 		zcache_destroy(t.zc);
 		kfree(t.page);
 		kfree(t.got);
+		kfree(t.stream);
+		kfree(t.wrkmem);
 		if (t.failed)
 			failed++;
 		else

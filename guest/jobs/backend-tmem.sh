@@ -5,7 +5,8 @@
 # counters read zero, max_zsize refuses bad values and keeps its own, and
 # it unloads.
 ko=/lib/modules/ramster/ramster_backend.ko
-zcases="same-filled compressed incompressible churn concurrency"
+zcases="same-filled compressed incompressible churn concurrency zpage-lzo
+zpage-same zpage-raw zpage-lzo-long zpage-corrupt"
 cases="put-get-roundtrip ephemeral-get-exclusive persistent-get-kept
 duplicate-put-replaces duplicate-put-failure-flushes flush-page flush-object
 destroy-pool unknown-pool pool-limit bad-flags shared-pool
@@ -53,7 +54,7 @@ insmod $ko || fail "insmod ramster_backend.ko without the self-test"
 
 d=/sys/kernel/debug/ramster_backend
 for f in stored_pages same_filled_pages huge_pages compressed_bytes pool_pages \
-	pool_total_size reject_compress_poor reject_alloc_fail eph_pages \
+	pool_total_size reject_compress_poor reject_alloc_fail stored_as_sent eph_pages \
 	pers_pages objects pools puts put_failures get_hits get_misses \
 	flush_pages flush_objects evictions reject_limit reject_quota \
 	clients_downs clients_returns clients_freed clients_pending; do
