@@ -64,6 +64,22 @@
  * R2NET_MSG_TMEM_FLUSH_OBJECT: struct tmem_handle_le; 32, index ignored.
  *	Reply: no payload, status 1 or < 0.
  *
+ * Compressed pages (zpages).  A page travels as one of three encodings,
+ * in struct r2net_tmem_zpage_le (the handle, enc, arg; 40) followed by
+ * its data bytes:
+ *	R2NET_ZPAGE_SAME  every 32-bit word of the page is arg; no data
+ *	R2NET_ZPAGE_LZO   arg bytes of LZO1X stream, 1..R2NET_ZPAGE_LZO_MAX,
+ *			  that decompress to exactly one page
+ *	R2NET_ZPAGE_RAW   arg is TMEM_PAGE_SIZE: the page itself
+ * The length checks are r2net_tmem_zpage_decode()'s; whether an LZO stream
+ * decompresses is known only to whoever decompresses it, and a memory
+ * server never does: it keeps the bytes as given and sends them back.
+ *
+ * R2NET_MSG_TMEM_PUT_ZPAGE: a zpage; 40..4136.  Reply: as PUT_PAGE.
+ * R2NET_MSG_TMEM_GET_ZPAGE: struct tmem_handle_le; 32.  Reply: status 1
+ *	with the page as a zpage (40..4136) in the encoding the server keeps
+ *	it, or status 0 or < 0 with no payload.
+ *
  * Receivers check every header with r2net_hdr_check() and every payload
  * with its decoder before using it.  Anything rejected is counted under
  * r2net_reject_name() and closes the connection; nothing from the network
@@ -101,6 +117,10 @@ enum r2net_msg_type {
 	R2NET_MSG_TMEM_GET_PAGE		= R2NET_MSG_TMEM_BASE + TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE	= R2NET_MSG_TMEM_BASE + TMEM_FLUSH_PAGE,
 	R2NET_MSG_TMEM_FLUSH_OBJECT	= R2NET_MSG_TMEM_BASE + TMEM_FLUSH_OBJECT,
+	/* The same operations on compressed pages. */
+	R2NET_MSG_TMEM_ZPAGE_BASE	= 0x180,
+	R2NET_MSG_TMEM_PUT_ZPAGE	= R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_PUT_PAGE,
+	R2NET_MSG_TMEM_GET_ZPAGE	= R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_GET_PAGE,
 	R2NET_MSG_USER_FIRST		= 0x1000,
 	R2NET_MSG_USER_LAST		= 0x1fff,
 };
@@ -153,14 +173,31 @@ struct r2net_tmem_page_le {
 	u8 data[TMEM_PAGE_SIZE];
 };
 
+/* zpage encodings */
+#define R2NET_ZPAGE_SAME	1
+#define R2NET_ZPAGE_LZO		2
+#define R2NET_ZPAGE_RAW		3
+/* The longest LZO stream a zpage carries: shorter than the page. */
+#define R2NET_ZPAGE_LZO_MAX	(TMEM_PAGE_SIZE - 1)
+
+struct r2net_tmem_zpage_le {
+	struct tmem_handle_le handle;
+	u8 enc;			/* R2NET_ZPAGE_* */
+	u8 reserved[3];		/* zero */
+	__le32 arg;		/* SAME: the value; LZO, RAW: data bytes */
+	/* then the data bytes */
+};
+
 #define R2NET_HDR_LEN		32
 #define R2NET_HANDSHAKE_LEN	40
 #define R2NET_NEW_POOL_LEN	24
 #define R2NET_POOL_LEN		8
 #define R2NET_HANDLE_LEN	32
 #define R2NET_PAGE_MSG_LEN	(R2NET_HANDLE_LEN + TMEM_PAGE_SIZE)
-/* The largest payload: a handle and a whole uncompressed page, 4128. */
-#define R2NET_MAX_PAYLOAD	R2NET_PAGE_MSG_LEN
+#define R2NET_ZPAGE_HDR_LEN	(R2NET_HANDLE_LEN + 8)
+#define R2NET_ZPAGE_MSG_MAX	(R2NET_ZPAGE_HDR_LEN + TMEM_PAGE_SIZE)
+/* The largest payload: a zpage holding a whole page, 4136. */
+#define R2NET_MAX_PAYLOAD	R2NET_ZPAGE_MSG_MAX
 #define R2NET_MAX_FRAME		(R2NET_HDR_LEN + R2NET_MAX_PAYLOAD)
 
 static_assert(sizeof(struct r2net_hdr) == R2NET_HDR_LEN, "r2net_hdr size");
@@ -183,7 +220,11 @@ static_assert(sizeof(struct r2net_tmem_page_le) == R2NET_PAGE_MSG_LEN,
 	      "r2net_tmem_page_le size");
 static_assert(offsetof(struct r2net_tmem_page_le, data) == R2NET_HANDLE_LEN,
 	      "r2net_tmem_page_le data");
-static_assert(R2NET_MAX_PAYLOAD == 4128, "r2net max payload");
+static_assert(sizeof(struct r2net_tmem_zpage_le) == R2NET_ZPAGE_HDR_LEN,
+	      "r2net_tmem_zpage_le size");
+static_assert(offsetof(struct r2net_tmem_zpage_le, enc) == R2NET_HANDLE_LEN,
+	      "r2net_tmem_zpage_le enc");
+static_assert(R2NET_MAX_PAYLOAD == 4136, "r2net max payload");
 
 /* Why a frame or payload was refused; names for the rejected_* counters. */
 enum r2net_reject {
@@ -276,6 +317,9 @@ static inline unsigned int r2net_msg_tmem_op(unsigned int type)
 	case R2NET_MSG_TMEM_FLUSH_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
 		return type - R2NET_MSG_TMEM_BASE;
+	case R2NET_MSG_TMEM_PUT_ZPAGE:
+	case R2NET_MSG_TMEM_GET_ZPAGE:
+		return type - R2NET_MSG_TMEM_ZPAGE_BASE;
 	}
 	return 0;
 }
@@ -321,6 +365,15 @@ static inline bool r2net_msg_len_ok(unsigned int type, bool reply, u32 len)
 	case R2NET_MSG_TMEM_FLUSH_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
 		return len == (reply ? 0 : R2NET_HANDLE_LEN);
+	case R2NET_MSG_TMEM_PUT_ZPAGE:
+		if (reply)
+			return len == 0;
+		return len >= R2NET_ZPAGE_HDR_LEN && len <= R2NET_ZPAGE_MSG_MAX;
+	case R2NET_MSG_TMEM_GET_ZPAGE:
+		if (reply)
+			return len == 0 || (len >= R2NET_ZPAGE_HDR_LEN &&
+					    len <= R2NET_ZPAGE_MSG_MAX);
+		return len == R2NET_HANDLE_LEN;
 	}
 	return r2net_msg_type_user(type) && len <= R2NET_MAX_PAYLOAD;
 }
@@ -548,6 +601,70 @@ r2net_tmem_page_decode(struct tmem_handle *h, const u8 **page, const void *p,
 	if (r != R2NET_ACCEPT)
 		return r;
 	*page = (const u8 *)p + R2NET_HANDLE_LEN;
+	return R2NET_ACCEPT;
+}
+
+/* A zpage in CPU byte order: what r2net_tmem_zpage_le says of its data. */
+struct r2net_zpage {
+	u8 enc;		/* R2NET_ZPAGE_* */
+	u32 arg;	/* SAME: the value; LZO, RAW: data bytes */
+};
+
+/* How many data bytes follow the zpage header for z. */
+static inline u32 r2net_zpage_data_len(const struct r2net_zpage *z)
+{
+	return z->enc == R2NET_ZPAGE_SAME ? 0 : z->arg;
+}
+
+/* PUT_ZPAGE request and GET_ZPAGE reply: the header before the data. */
+static inline void r2net_tmem_zpage_encode(struct r2net_tmem_zpage_le *w,
+					   const struct tmem_handle *h,
+					   const struct r2net_zpage *z)
+{
+	tmem_handle_to_le(&w->handle, h);
+	w->enc = z->enc;
+	memset(w->reserved, 0, sizeof(w->reserved));
+	w->arg = cpu_to_le32(z->arg);
+}
+
+/*
+ * r2net_tmem_zpage_decode() - check a zpage's header against its length
+ * On success *data points at the r2net_zpage_data_len() data bytes in p.
+ * Refuses an unknown encoding, non-zero reserved bytes, an LZO length of 0
+ * or above R2NET_ZPAGE_LZO_MAX, a RAW length other than a page, and a
+ * payload length that is not the header plus the data.
+ */
+static inline enum r2net_reject
+r2net_tmem_zpage_decode(struct tmem_handle *h, struct r2net_zpage *z,
+			const u8 **data, const void *p, size_t len)
+{
+	struct r2net_tmem_zpage_le w;
+
+	if (len < R2NET_ZPAGE_HDR_LEN || len > R2NET_ZPAGE_MSG_MAX)
+		return R2NET_REJECT_BAD_LENGTH;
+	memcpy(&w, p, sizeof(w));
+	if (w.reserved[0] || w.reserved[1] || w.reserved[2])
+		return R2NET_REJECT_BAD_PAYLOAD;
+	z->enc = w.enc;
+	z->arg = le32_to_cpu(w.arg);
+	switch (z->enc) {
+	case R2NET_ZPAGE_SAME:
+		break;
+	case R2NET_ZPAGE_LZO:
+		if (!z->arg || z->arg > R2NET_ZPAGE_LZO_MAX)
+			return R2NET_REJECT_BAD_PAYLOAD;
+		break;
+	case R2NET_ZPAGE_RAW:
+		if (z->arg != TMEM_PAGE_SIZE)
+			return R2NET_REJECT_BAD_PAYLOAD;
+		break;
+	default:
+		return R2NET_REJECT_BAD_PAYLOAD;
+	}
+	if (len != R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(z))
+		return R2NET_REJECT_BAD_LENGTH;
+	tmem_handle_from_le(h, &w.handle);
+	*data = (const u8 *)p + R2NET_ZPAGE_HDR_LEN;
 	return R2NET_ACCEPT;
 }
 

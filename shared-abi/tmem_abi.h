@@ -125,6 +125,14 @@ static inline void tmem_handle_from_le(struct tmem_handle *h,
 	h->oid[2] = le64_to_cpu(w->oid[2]);
 }
 
+static inline bool tmem_handle_equal(const struct tmem_handle *a,
+				     const struct tmem_handle *b)
+{
+	return a->pool_id == b->pool_id && a->index == b->index &&
+	       a->oid[0] == b->oid[0] && a->oid[1] == b->oid[1] &&
+	       a->oid[2] == b->oid[2];
+}
+
 /* Pool flags for a 4 KiB pool of this spec version. */
 static inline u32 tmem_pool_flags(bool persist, bool shared)
 {
