@@ -20,7 +20,9 @@
  * "clients": a line "NODE eph_pages N pers_pages N pools N" for every
  * client node that has a pool or a page here (RAMster's foreign pages per
  * client); "server": "requests_OP N" per tmem operation, "errors_REASON N"
- * per reason a request was answered with an error, get_hits, get_misses.
+ * per reason a request was answered with an error, get_hits, get_misses,
+ * then requests_put_zpage and requests_get_zpage (of the puts and gets,
+ * those of zpages), zpage_bytes_in and zpage_bytes_out (their data bytes).
  * Each read takes a fresh reading.
  */
 #include <linux/debugfs.h>
@@ -118,6 +120,10 @@ static int backend_server_show(struct seq_file *m, void *v)
 			   st.errors[i]);
 	seq_printf(m, "get_hits %llu\nget_misses %llu\n", st.get_hits,
 		   st.get_misses);
+	seq_printf(m, "requests_put_zpage %llu\nrequests_get_zpage %llu\n",
+		   st.zpage_puts, st.zpage_gets);
+	seq_printf(m, "zpage_bytes_in %llu\nzpage_bytes_out %llu\n",
+		   st.zpage_bytes_in, st.zpage_bytes_out);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(backend_server);

@@ -3,12 +3,18 @@
  * server.c - the memory server's r2net handlers for the tmem operations.
  *
  * One handler per tmem message type (key BACKEND_SERVER_KEY), registered
- * with the exact payload length of its type.  Each decodes its payload with
+ * with the longest payload of its type.  Each decodes its payload with
  * the ABI's decoder, checks what the decoder leaves to the server (pool id
  * range; a private pool carries no uuid) and calls the store with the
  * sender's node number as the client.  The store's result is the reply's
  * status; a GET that finds its page replies with the handle and the page
  * (struct r2net_tmem_page_le).
+ *
+ * PUT_ZPAGE and GET_ZPAGE carry a page its client compressed (a zpage).
+ * The server keeps it in the form it came in and gives it back so: it
+ * never decompresses a client's stream to store or return it (a plain GET
+ * of it decompresses it, checked).  They count as puts and gets, and also
+ * in counters of their own.
  *
  * r2net has checked the frame's length against the type already; the
  * checks here do not rely on it.  Nothing from the network reaches a
@@ -25,6 +31,10 @@ static atomic64_t server_requests[BACKEND_SERVER_NR_OPS];
 static atomic64_t server_errors[BACKEND_SERVER_NR_ERRS];
 static atomic64_t server_get_hits;
 static atomic64_t server_get_misses;
+static atomic64_t server_zpage_puts;
+static atomic64_t server_zpage_gets;
+static atomic64_t server_zpage_bytes_in;
+static atomic64_t server_zpage_bytes_out;
 
 static const char * const server_op_names[BACKEND_SERVER_NR_OPS] = {
 	[BACKEND_SERVER_NEW_POOL]	= "new_pool",
@@ -173,6 +183,112 @@ static s32 server_get(struct r2net_request *req, void *data)
 	return server_result(ret);
 }
 
+/* A zpage's wire encoding as the store's form; false for none. */
+static bool server_zenc(u8 enc, enum tmem_zenc *zenc)
+{
+	switch (enc) {
+	case R2NET_ZPAGE_SAME:
+		*zenc = TMEM_ZENC_SAME;
+		return true;
+	case R2NET_ZPAGE_LZO:
+		*zenc = TMEM_ZENC_LZO;
+		return true;
+	case R2NET_ZPAGE_RAW:
+		*zenc = TMEM_ZENC_RAW;
+		return true;
+	}
+	return false;
+}
+
+static s32 server_put_zpage(struct r2net_request *req, void *data)
+{
+	struct tmem_zpage src;
+	struct r2net_zpage z;
+	struct tmem_handle h;
+	enum r2net_reject r;
+	const u8 *bytes;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_PUT]);
+	atomic64_inc(&server_zpage_puts);
+	r = r2net_tmem_zpage_decode(&h, &z, &bytes, req->data, req->len);
+	if (r != R2NET_ACCEPT)
+		return server_malformed(r);
+	if (!server_pool_id_ok(h.pool_id))
+		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
+	/* The decoder knows every encoding this does. */
+	if (!server_zenc(z.enc, &src.enc))
+		return server_error(BACKEND_SERVER_BAD_PAYLOAD, -TMEM_EINVAL);
+	src.arg = z.arg;
+	src.data = bytes;
+	atomic64_add(r2net_zpage_data_len(&z), &server_zpage_bytes_in);
+	return server_result(tmem_put_zpage(data, req->node, &h, &src));
+}
+
+/*
+ * The GET_ZPAGE reply for a page the store gave as @src, its bytes
+ * already in place after the header.  Checked with the decoder a client
+ * uses: a form the wire cannot carry (a bug) fails the get instead of
+ * going out as a bad frame.  Returns 1 or -TMEM_EINVAL.
+ */
+static s32 server_zpage_reply(struct r2net_request *req,
+			      const struct tmem_handle *h,
+			      const struct tmem_zpage *src)
+{
+	struct r2net_zpage z = { .arg = src->arg };
+	struct tmem_handle back;
+	struct r2net_zpage zback;
+	const u8 *bytes;
+	u32 len;
+
+	switch (src->enc) {
+	case TMEM_ZENC_SAME:
+		z.enc = R2NET_ZPAGE_SAME;
+		break;
+	case TMEM_ZENC_LZO:
+		z.enc = R2NET_ZPAGE_LZO;
+		break;
+	case TMEM_ZENC_RAW:
+		z.enc = R2NET_ZPAGE_RAW;
+		break;
+	default:
+		z.enc = 0;	/* refused below */
+		break;
+	}
+	len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&z);
+	r2net_tmem_zpage_encode(req->reply, h, &z);
+	if (r2net_tmem_zpage_decode(&back, &zback, &bytes, req->reply, len) !=
+	    R2NET_ACCEPT) {
+		pr_err_ratelimited("a stored page came out as form %d with %u bytes: not sent\n",
+				   src->enc, src->arg);
+		return -TMEM_EINVAL;
+	}
+	req->reply_len = len;
+	atomic64_add(r2net_zpage_data_len(&z), &server_zpage_bytes_out);
+	return 1;
+}
+
+static s32 server_get_zpage(struct r2net_request *req, void *data)
+{
+	struct tmem_zpage z;
+	struct tmem_handle h;
+	s32 ret;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_GET]);
+	atomic64_inc(&server_zpage_gets);
+	ret = server_handle(req, &h);
+	if (ret)
+		return ret;
+	ret = tmem_get_zpage(data, req->node, &h, &z,
+			     (u8 *)req->reply + R2NET_ZPAGE_HDR_LEN);
+	if (ret == 1)
+		ret = server_zpage_reply(req, &h, &z);
+	if (ret == 1)
+		atomic64_inc(&server_get_hits);
+	else if (ret == 0)
+		atomic64_inc(&server_get_misses);
+	return server_result(ret);
+}
+
 static s32 server_flush_page(struct r2net_request *req, void *data)
 {
 	struct tmem_handle h;
@@ -209,7 +325,13 @@ static const struct {
 	{ R2NET_MSG_TMEM_GET_PAGE, R2NET_HANDLE_LEN, server_get },
 	{ R2NET_MSG_TMEM_FLUSH_PAGE, R2NET_HANDLE_LEN, server_flush_page },
 	{ R2NET_MSG_TMEM_FLUSH_OBJECT, R2NET_HANDLE_LEN, server_flush_object },
+	{ R2NET_MSG_TMEM_PUT_ZPAGE, R2NET_ZPAGE_MSG_MAX, server_put_zpage },
+	{ R2NET_MSG_TMEM_GET_ZPAGE, R2NET_HANDLE_LEN, server_get_zpage },
 };
+
+/* GET_ZPAGE's reply: the header and a whole page fit req->reply. */
+static_assert(R2NET_ZPAGE_MSG_MAX <= R2NET_MAX_PAYLOAD);
+static_assert(TMEM_ZPAGE_LZO_MAX == R2NET_ZPAGE_LZO_MAX);
 
 void backend_server_stats(struct backend_server_stats *st)
 {
@@ -221,6 +343,10 @@ void backend_server_stats(struct backend_server_stats *st)
 		st->errors[i] = atomic64_read(&server_errors[i]);
 	st->get_hits = atomic64_read(&server_get_hits);
 	st->get_misses = atomic64_read(&server_get_misses);
+	st->zpage_puts = atomic64_read(&server_zpage_puts);
+	st->zpage_gets = atomic64_read(&server_zpage_gets);
+	st->zpage_bytes_in = atomic64_read(&server_zpage_bytes_in);
+	st->zpage_bytes_out = atomic64_read(&server_zpage_bytes_out);
 }
 
 /**
@@ -245,8 +371,9 @@ int backend_server_init(struct tmem_store *store)
 			goto fail;
 		}
 	}
-	pr_info("serving tmem over r2net (types %#x..%#x, key %u)\n",
+	pr_info("serving tmem over r2net (types %#x..%#x, zpages %#x..%#x, key %u)\n",
 		R2NET_MSG_TMEM_NEW_POOL, R2NET_MSG_TMEM_FLUSH_OBJECT,
+		R2NET_MSG_TMEM_PUT_ZPAGE, R2NET_MSG_TMEM_GET_ZPAGE,
 		BACKEND_SERVER_KEY);
 	return 0;
 
@@ -264,7 +391,7 @@ fail:
 void backend_server_exit(void)
 {
 	struct backend_server_stats st;
-	char line[384];
+	char line[768];
 	int i, n = 0;
 
 	for (i = ARRAY_SIZE(server_handlers) - 1; i >= 0; i--)
@@ -280,5 +407,9 @@ void backend_server_exit(void)
 	for (i = 0; i < BACKEND_SERVER_NR_ERRS; i++)
 		n += scnprintf(line + n, sizeof(line) - n, " err_%s %llu",
 			       server_err_names[i], st.errors[i]);
+	n += scnprintf(line + n, sizeof(line) - n,
+		       " put_zpage %llu get_zpage %llu zpage_bytes_in %llu zpage_bytes_out %llu",
+		       st.zpage_puts, st.zpage_gets, st.zpage_bytes_in,
+		       st.zpage_bytes_out);
 	pr_info("served:%s\n", line);
 }

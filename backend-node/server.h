@@ -6,9 +6,10 @@
  *
  * The sender's node number is the client the store acts for, so a client
  * names only its own pools.  A payload that does not decode (wrong length,
- * a reserved field set, a private pool with a uuid) or names a pool id of
+ * a reserved field set, a private pool with a uuid, a zpage of an unknown
+ * encoding or whose length does not match it) or names a pool id of
  * TMEM_MAX_POOLS_PER_CLIENT or more is answered -TMEM_EINVAL without
- * reaching the store.
+ * reaching the store.  PUT_ZPAGE and GET_ZPAGE count as puts and gets.
  */
 #ifndef RAMSTER_BACKEND_SERVER_H
 #define RAMSTER_BACKEND_SERVER_H
@@ -24,8 +25,8 @@ struct tmem_store;
 enum backend_server_op {
 	BACKEND_SERVER_NEW_POOL,
 	BACKEND_SERVER_DESTROY_POOL,
-	BACKEND_SERVER_PUT,
-	BACKEND_SERVER_GET,
+	BACKEND_SERVER_PUT,		/* PUT_PAGE and PUT_ZPAGE */
+	BACKEND_SERVER_GET,		/* GET_PAGE and GET_ZPAGE */
 	BACKEND_SERVER_FLUSH_PAGE,
 	BACKEND_SERVER_FLUSH_OBJECT,
 	BACKEND_SERVER_NR_OPS,
@@ -50,12 +51,20 @@ enum backend_server_err {
  *	backend_server_err
  * @get_hits: gets answered with a page
  * @get_misses: gets answered "not found"
+ * @zpage_puts: of the puts, PUT_ZPAGEs
+ * @zpage_gets: of the gets, GET_ZPAGEs
+ * @zpage_bytes_in: data bytes of the zpages put (the headers not counted)
+ * @zpage_bytes_out: data bytes of the zpages sent back
  */
 struct backend_server_stats {
 	u64 requests[BACKEND_SERVER_NR_OPS];
 	u64 errors[BACKEND_SERVER_NR_ERRS];
 	u64 get_hits;
 	u64 get_misses;
+	u64 zpage_puts;
+	u64 zpage_gets;
+	u64 zpage_bytes_in;
+	u64 zpage_bytes_out;
 };
 
 int backend_server_init(struct tmem_store *store);

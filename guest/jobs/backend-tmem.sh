@@ -61,7 +61,8 @@ for f in stored_pages same_filled_pages huge_pages compressed_bytes pool_pages \
 	[ "$(cat $d/$f)" = 0 ] || fail "$d/$f is '$(cat $d/$f)' on a fresh load, want 0"
 done
 [ -z "$(cat $d/clients)" ] || fail "$d/clients lists clients on a fresh load"
-for k in requests_new_pool requests_put requests_get errors_bad_length get_hits; do
+for k in requests_new_pool requests_put requests_get errors_bad_length get_hits \
+	requests_put_zpage requests_get_zpage zpage_bytes_in zpage_bytes_out; do
 	awk -v k=$k '$1 == k && $2 == 0 { f = 1 } END { exit !f }' $d/server ||
 		fail "$d/server has no '$k 0' on a fresh load: $(cat $d/server)"
 done

@@ -1,6 +1,6 @@
 # r2net-echo: every node echoes to every other through r2net (r2echo.ko):
-# synchronous echoes of 1, 4096, 0 and 4128 bytes and of tmem pages, then
-# 400 asynchronous echoes of 64..4096 bytes, 64 in flight, all nodes
+# synchronous echoes of 1, 4096, 0 and 4136 bytes and of tmem pages, then
+# 200 asynchronous echoes of 64..4096 bytes, 64 in flight, all nodes
 # at once.  Every reply is checked; r2net's counters must agree on both
 # ends.  Nodes stay up until every peer has had its echoes served here.
 #
@@ -19,7 +19,7 @@ done
 ok "r2echo saw every peer come up: $(tr '\n' ' ' < $r2e/events)"
 
 peer=${peers%%[!0-9]*}
-for bad in bogus "sync $peer" "sync $peer 4129 1" "sync $peer 1 0" \
+for bad in bogus "sync $peer" "sync $peer 4137 1" "sync $peer 1 0" \
 	"sync $peer 9-3 1" "sync 255 1 1" "page $peer 1000001" \
 	"async $peer 64 1000001 8" "async $peer 64 10 0" "async $peer 64 10"; do
 	echo "$bad" 2>/dev/null > $r2e/run && fail "r2echo accepted '$bad'"
@@ -29,16 +29,16 @@ dmesg | grep -q "r2echo: bad command; usage: sync NODE LEN COUNT" ||
 ok "r2echo refuses bad commands and says the syntax"
 
 # Everything each node sends to each peer; the peers send as much here.
-sent=$((40 + 40 + 20 + 20 + 40 + 400))
+sent=$((20 + 20 + 20 + 20 + 20 + 200))
 for p in $peers; do
-	echo_ok sync "$p" 1 40
-	echo_ok sync "$p" 4096 40
+	echo_ok sync "$p" 1 20
+	echo_ok sync "$p" 4096 20
 	echo_ok sync "$p" 0 20
-	echo_ok sync "$p" 4128 20
-	echo_ok page "$p" 40
+	echo_ok sync "$p" 4136 20
+	echo_ok page "$p" 20
 done
 for p in $peers; do
-	echo_ok async "$p" 64-4096 400 64
+	echo_ok async "$p" 64-4096 200 64
 done
 
 # frames NODE tx|rx: messages to or from NODE, keepalives not counted.

@@ -38,7 +38,7 @@
 #define R2ECHO_CMD_MAX		128
 #define R2ECHO_OUT_MAX		768
 #define R2ECHO_USAGE \
-	"sync NODE LEN COUNT | page NODE COUNT | async NODE LEN COUNT WINDOW (NODE 0..254, LEN 0..4128 or MIN-MAX, COUNT 1..1000000, WINDOW 1..4096)"
+	"sync NODE LEN COUNT | page NODE COUNT | async NODE LEN COUNT WINDOW (NODE 0..254, LEN 0..4136 or MIN-MAX, COUNT 1..1000000, WINDOW 1..4096)"
 
 /*
  * With WINDOW requests queued on one connection, the last waits for all

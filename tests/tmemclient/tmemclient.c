@@ -15,6 +15,7 @@
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/lzo.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -34,7 +35,7 @@
 #define TC_CMD_MAX		160
 #define TC_OUT_MAX		1536
 #define TC_USAGE \
-	"pool NODE persistent|ephemeral | newpool NODE FLAGS UUID0 UUID1 RESERVED | destroy NODE POOL [RESERVED] | put|get NODE POOL COUNT SEED [FIRST [STEP]] | flush|flushobj NODE POOL COUNT [FIRST [STEP]] (NODE 0..254, COUNT 1..1000000)"
+	"pool NODE persistent|ephemeral | newpool NODE FLAGS UUID0 UUID1 RESERVED | destroy NODE POOL [RESERVED] | put|get|zput|zget|zputbad|zgetbad NODE POOL COUNT SEED [FIRST [STEP]] | flush|flushobj NODE POOL COUNT [FIRST [STEP]] | zbad NODE POOL enc|raw4095|lzo0|lzo4096|reserved|long|short|samedata|rawshort (NODE 0..254, COUNT 1..1000000)"
 
 static unsigned int window = 32;
 module_param(window, uint, 0644);
@@ -49,7 +50,7 @@ module_param(wait_ms, uint, 0644);
 MODULE_PARM_DESC(wait_ms, "How long a command waits for outstanding replies after its last send (ms)");
 
 enum tc_op { TC_POOL, TC_NEWPOOL, TC_DESTROY, TC_PUT, TC_GET, TC_FLUSH,
-	     TC_FLUSHOBJ };
+	     TC_FLUSHOBJ, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD, TC_ZBAD };
 
 static const char * const tc_op_names[] = {
 	[TC_POOL]	= "pool",
@@ -59,6 +60,28 @@ static const char * const tc_op_names[] = {
 	[TC_GET]	= "get",
 	[TC_FLUSH]	= "flush",
 	[TC_FLUSHOBJ]	= "flushobj",
+	[TC_ZPUT]	= "zput",
+	[TC_ZGET]	= "zget",
+	[TC_ZPUTBAD]	= "zputbad",
+	[TC_ZGETBAD]	= "zgetbad",
+	[TC_ZBAD]	= "zbad",
+};
+
+/* zbad: the malformed PUT_ZPAGEs, each refused by the server's decoder. */
+enum tc_zbad { TC_ZBAD_ENC, TC_ZBAD_RAW4095, TC_ZBAD_LZO0, TC_ZBAD_LZO4096,
+	       TC_ZBAD_RESERVED, TC_ZBAD_LONG, TC_ZBAD_SHORT,
+	       TC_ZBAD_SAMEDATA, TC_ZBAD_RAWSHORT, TC_ZBAD_NR };
+
+static const char * const tc_zbad_names[TC_ZBAD_NR] = {
+	[TC_ZBAD_ENC]		= "enc",	/* an unknown encoding */
+	[TC_ZBAD_RAW4095]	= "raw4095",	/* RAW of 4095 bytes */
+	[TC_ZBAD_LZO0]		= "lzo0",	/* LZO of 0 bytes */
+	[TC_ZBAD_LZO4096]	= "lzo4096",	/* LZO of a page's length */
+	[TC_ZBAD_RESERVED]	= "reserved",	/* a reserved byte set */
+	[TC_ZBAD_LONG]		= "long",	/* more data than arg says */
+	[TC_ZBAD_SHORT]		= "short",	/* less data than arg says */
+	[TC_ZBAD_SAMEDATA]	= "samedata",	/* SAME with data */
+	[TC_ZBAD_RAWSHORT]	= "rawshort",	/* RAW with 100 bytes */
 };
 
 enum tc_kind { TC_ZERO, TC_SAME, TC_TEXT, TC_RANDOM, TC_NR_KINDS };
@@ -75,6 +98,8 @@ struct tc_cmd {
 	u32		flags;
 	u64		uuid[2];
 	u32		reserved;
+	/* zbad */
+	enum tc_zbad	zbad;
 };
 
 struct tc_result {
@@ -96,6 +121,8 @@ struct tc_result {
 	u64	lost;
 	u64	duplicates;
 	u64	kinds[TC_NR_KINDS];
+	u64	zforms[R2NET_ZPAGE_RAW + 1];	/* by R2NET_ZPAGE_* */
+	u64	zpage_as_sent;
 	u64	elapsed_us;
 	u32	*lat;		/* microseconds, one per reply */
 	u32	nr_lat;
@@ -128,10 +155,14 @@ static DEFINE_SPINLOCK(tc_lock);
 static struct tc_async *tc_cur;
 static u16 tc_gen;
 
-/* Serializes commands; guards tc_out and tc_expect. */
+/* Serializes commands; guards tc_out and the buffers after it. */
 static DEFINE_MUTEX(tc_run_lock);
 static char tc_out[TC_OUT_MAX];
 static u8 *tc_expect;		/* TMEM_PAGE_SIZE: the page a get must see */
+static u8 *tc_page;		/* TMEM_PAGE_SIZE: a page decompressed */
+static u8 *tc_zdata;		/* TMEM_PAGE_SIZE: a zpage's data */
+static u8 *tc_lzo;		/* lzo1x_worst_compress(TMEM_PAGE_SIZE) */
+static void *tc_wrkmem;		/* LZO1X_MEM_COMPRESS */
 
 static struct dentry *tc_dir;
 
@@ -253,6 +284,90 @@ static u32 tc_pageno(const struct tc_cmd *c, u32 seq)
 	return c->first + seq * c->step;
 }
 
+/* ---- zpages ---- */
+
+static bool tc_zpage_op(enum tc_op op)
+{
+	return op == TC_ZPUT || op == TC_ZGET || op == TC_ZPUTBAD ||
+	       op == TC_ZGETBAD;
+}
+
+static bool tc_same_filled(const u8 *page, u32 *fill)
+{
+	u32 w[2];
+	size_t i;
+
+	memcpy(&w[0], page, sizeof(w[0]));
+	for (i = sizeof(w[1]); i < TMEM_PAGE_SIZE; i += sizeof(w[1])) {
+		memcpy(&w[1], page + i, sizeof(w[1]));
+		if (w[1] != w[0])
+			return false;
+	}
+	*fill = w[0];
+	return true;
+}
+
+/*
+ * Page pageno of seed as a client sends it, into z and data
+ * (TMEM_PAGE_SIZE bytes): one repeated 32-bit value as SAME, else its
+ * LZO1X-1 stream if shorter than a page, else the page as RAW.  bad: a
+ * corrupt LZO stream instead: the page's stream without its 3-byte end
+ * marker, or for some pages (every random one) 1..3000 random bytes.
+ */
+static void tc_make_zpage(u32 seed, u32 pageno, bool bad,
+			  struct r2net_zpage *z, u8 *data)
+{
+	u64 h = tc_page_hash(seed, pageno), s;
+	size_t zlen = lzo1x_worst_compress(TMEM_PAGE_SIZE), i;
+	bool lzo;
+	u32 fill;
+
+	tc_fill(tc_expect, seed, pageno);
+	if (!bad && tc_same_filled(tc_expect, &fill)) {
+		z->enc = R2NET_ZPAGE_SAME;
+		z->arg = fill;
+		return;
+	}
+	lzo = lzo1x_1_compress(tc_expect, TMEM_PAGE_SIZE, tc_lzo, &zlen,
+			       tc_wrkmem) == LZO_E_OK &&
+	      zlen <= R2NET_ZPAGE_LZO_MAX;
+	if (bad && (!lzo || (h & 32) || zlen <= 3)) {
+		z->enc = R2NET_ZPAGE_LZO;
+		z->arg = 1 + (h >> 20) % 3000;
+		s = tc_mix(h ^ 0x62616473) | 1;
+		for (i = 0; i < z->arg; i++)
+			data[i] = (u8)(tc_xorshift(&s) >> 32);
+		return;
+	}
+	if (lzo) {
+		z->enc = R2NET_ZPAGE_LZO;
+		z->arg = bad ? zlen - 3 : zlen;
+		memcpy(data, tc_lzo, z->arg);
+		return;
+	}
+	z->enc = R2NET_ZPAGE_RAW;
+	z->arg = TMEM_PAGE_SIZE;
+	memcpy(data, tc_expect, TMEM_PAGE_SIZE);
+}
+
+/* Does zpage z with data decode to the page in tc_expect? */
+static bool tc_zpage_is_page(const struct r2net_zpage *z, const u8 *data)
+{
+	size_t dlen = TMEM_PAGE_SIZE;
+	u32 fill;
+
+	switch (z->enc) {
+	case R2NET_ZPAGE_SAME:
+		return tc_same_filled(tc_expect, &fill) && fill == z->arg;
+	case R2NET_ZPAGE_LZO:
+		return lzo1x_decompress_safe(data, z->arg, tc_page, &dlen) ==
+		       LZO_E_OK && dlen == TMEM_PAGE_SIZE &&
+		       !memcmp(tc_page, tc_expect, TMEM_PAGE_SIZE);
+	default:
+		return !memcmp(data, tc_expect, TMEM_PAGE_SIZE);
+	}
+}
+
 /* ---- checking replies ---- */
 
 static void tc_status_error(struct tc_result *res, s32 status)
@@ -339,6 +454,53 @@ static void tc_check_get(const struct tc_cmd *c, struct tc_result *res,
 	res->ok++;
 }
 
+/*
+ * A GET_ZPAGE reply: zget wants the page (in any encoding that decodes to
+ * it, counting those byte for byte as zput sends), zgetbad the corrupt
+ * stream zputbad sent, byte for byte.
+ */
+static void tc_check_zget(const struct tc_cmd *c, struct tc_result *res,
+			  u32 pageno, s32 status, const void *reply, u32 len)
+{
+	bool bad = c->op == TC_ZGETBAD, as_sent;
+	struct tmem_handle want, got;
+	struct r2net_zpage z, zwant;
+	const u8 *data;
+
+	if (status == 0 && len == 0) {
+		res->missing++;
+		if (tc_kind(c->seed, pageno) == TC_RANDOM)
+			res->missing_random++;
+		return;
+	}
+	if (status != 1) {
+		tc_mismatch(res, c, pageno, status, len, "unexpected status");
+		return;
+	}
+	if (r2net_tmem_zpage_decode(&got, &z, &data, reply, len) !=
+	    R2NET_ACCEPT) {
+		tc_mismatch(res, c, pageno, status, len, "no zpage in the reply");
+		return;
+	}
+	tc_handle(&want, c, pageno);
+	if (!tc_handle_equal(&got, &want)) {
+		tc_mismatch(res, c, pageno, status, len, "wrong handle");
+		return;
+	}
+	res->zforms[z.enc]++;
+	tc_make_zpage(c->seed, pageno, bad, &zwant, tc_zdata);
+	as_sent = z.enc == zwant.enc && z.arg == zwant.arg &&
+		  !memcmp(data, tc_zdata, r2net_zpage_data_len(&z));
+	if (as_sent)
+		res->zpage_as_sent++;
+	if (bad ? !as_sent : !tc_zpage_is_page(&z, data)) {
+		tc_mismatch(res, c, pageno, status, len, bad ?
+			    "not the stream put" : "does not decode to the page");
+		return;
+	}
+	res->ok++;
+}
+
 /* Account one reply that r2net delivered (err == 0). */
 static void tc_check(const struct tc_cmd *c, struct tc_result *res,
 		     u32 pageno, s32 status, const void *reply, u32 len,
@@ -357,6 +519,10 @@ static void tc_check(const struct tc_cmd *c, struct tc_result *res,
 	switch (c->op) {
 	case TC_GET:
 		tc_check_get(c, res, pageno, status, reply, len);
+		return;
+	case TC_ZGET:
+	case TC_ZGETBAD:
+		tc_check_zget(c, res, pageno, status, reply, len);
 		return;
 	case TC_POOL:
 	case TC_NEWPOOL:
@@ -383,6 +549,58 @@ static void tc_check(const struct tc_cmd *c, struct tc_result *res,
 
 /* ---- pool commands: one synchronous request ---- */
 
+/* zbad: a PUT_ZPAGE of page 0 malformed as c->zbad says, into buf. */
+static size_t tc_zbad(const struct tc_cmd *c, u8 *buf)
+{
+	struct r2net_zpage z = { .enc = R2NET_ZPAGE_LZO, .arg = 10 };
+	struct r2net_tmem_zpage_le *w = (void *)buf;
+	struct tmem_handle h;
+	u32 dlen = 10;
+
+	switch (c->zbad) {
+	case TC_ZBAD_ENC:
+		z.enc = R2NET_ZPAGE_RAW + 1;
+		break;
+	case TC_ZBAD_RAW4095:
+		z.enc = R2NET_ZPAGE_RAW;
+		z.arg = TMEM_PAGE_SIZE - 1;
+		dlen = z.arg;
+		break;
+	case TC_ZBAD_LZO0:
+		z.arg = 0;
+		dlen = 0;
+		break;
+	case TC_ZBAD_LZO4096:
+		z.arg = TMEM_PAGE_SIZE;
+		dlen = z.arg;
+		break;
+	case TC_ZBAD_LONG:
+		dlen = 20;
+		break;
+	case TC_ZBAD_SHORT:
+		z.arg = 20;
+		break;
+	case TC_ZBAD_SAMEDATA:
+		z.enc = R2NET_ZPAGE_SAME;
+		z.arg = 7;
+		dlen = 4;
+		break;
+	case TC_ZBAD_RAWSHORT:
+		z.enc = R2NET_ZPAGE_RAW;
+		z.arg = TMEM_PAGE_SIZE;
+		dlen = 100;
+		break;
+	default:	/* TC_ZBAD_RESERVED, below */
+		break;
+	}
+	tc_handle(&h, c, 0);
+	r2net_tmem_zpage_encode(w, &h, &z);
+	if (c->zbad == TC_ZBAD_RESERVED)
+		w->reserved[1] = 1;
+	memset(buf + R2NET_ZPAGE_HDR_LEN, 0x11, dlen);
+	return R2NET_ZPAGE_HDR_LEN + dlen;
+}
+
 static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 {
 	struct r2net_tmem_new_pool_le np;
@@ -390,11 +608,18 @@ static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 	struct r2net_reply reply;
 	struct kvec vec;
 	ktime_t t0;
-	u8 *buf;
+	u8 *buf, *msg = NULL;
 	u16 type;
 	int err;
 
-	if (c->op == TC_DESTROY) {
+	if (c->op == TC_ZBAD) {
+		msg = kzalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+		if (!msg)
+			return -ENOMEM;
+		vec.iov_base = msg;
+		vec.iov_len = tc_zbad(c, msg);
+		type = R2NET_MSG_TMEM_PUT_ZPAGE;
+	} else if (c->op == TC_DESTROY) {
 		pool.pool_id = cpu_to_le32(c->pool);
 		pool.reserved = cpu_to_le32(c->reserved);
 		vec.iov_base = &pool;
@@ -410,8 +635,10 @@ static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 		type = R2NET_MSG_TMEM_NEW_POOL;
 	}
 	buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		kfree(msg);
 		return -ENOMEM;
+	}
 	reply = (struct r2net_reply){
 		.buf = buf,
 		.buf_len = R2NET_MAX_PAYLOAD,
@@ -424,6 +651,7 @@ static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 		tc_check(c, res, c->pool, reply.status, buf, reply.len,
 			 ktime_us_delta(ktime_get(), t0));
 	kfree(buf);
+	kfree(msg);
 	return 0;
 }
 
@@ -511,27 +739,43 @@ static void tc_reap(const struct tc_cmd *c, struct tc_result *res,
 
 /* Send request seq from slot idx; 0 when r2net accepted it. */
 static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
-		   u32 seq, struct r2net_tmem_page_le *msg)
+		   u32 seq, u8 *msg)
 {
+	struct r2net_tmem_page_le *pmsg = (void *)msg;
 	struct tc_slot *s = &a->slots[idx];
 	u32 pageno = tc_pageno(c, seq);
+	struct r2net_zpage z;
 	struct tmem_handle h;
 	struct kvec vec;
 	u16 type;
 	int err;
 
 	tc_handle(&h, c, pageno);
-	tmem_handle_to_le(&msg->handle, &h);
+	tmem_handle_to_le(&pmsg->handle, &h);
 	vec.iov_base = msg;
 	switch (c->op) {
 	case TC_PUT:
-		tc_fill(msg->data, c->seed, pageno);
+		tc_fill(pmsg->data, c->seed, pageno);
 		vec.iov_len = R2NET_PAGE_MSG_LEN;
 		type = R2NET_MSG_TMEM_PUT_PAGE;
 		break;
 	case TC_GET:
 		vec.iov_len = R2NET_HANDLE_LEN;
 		type = R2NET_MSG_TMEM_GET_PAGE;
+		break;
+	case TC_ZPUT:
+	case TC_ZPUTBAD:
+		tc_make_zpage(c->seed, pageno, c->op == TC_ZPUTBAD, &z,
+			      msg + R2NET_ZPAGE_HDR_LEN);
+		r2net_tmem_zpage_encode((void *)msg, &h, &z);
+		a->res->zforms[z.enc]++;
+		vec.iov_len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&z);
+		type = R2NET_MSG_TMEM_PUT_ZPAGE;
+		break;
+	case TC_ZGET:
+	case TC_ZGETBAD:
+		vec.iov_len = R2NET_HANDLE_LEN;
+		type = R2NET_MSG_TMEM_GET_ZPAGE;
 		break;
 	case TC_FLUSH:
 		vec.iov_len = R2NET_HANDLE_LEN;
@@ -564,13 +808,13 @@ static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
 
 static int tc_run_async(const struct tc_cmd *c, struct tc_result *res)
 {
-	struct r2net_tmem_page_le *msg;
 	struct tc_async *a;
+	u8 *msg;
 	u32 seq, i;
 	int idx, err = 0;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	msg = kmalloc(sizeof(*msg), GFP_KERNEL);
+	msg = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 	if (!a || !msg) {
 		err = -ENOMEM;
 		goto out_free;
@@ -650,6 +894,11 @@ static int tc_parse_range(int argc, char **argv, struct tc_cmd *c)
 
 static int tc_parse(int argc, char **argv, struct tc_cmd *c)
 {
+	/* COUNT SEED [FIRST [STEP]] */
+	static const enum tc_op tc_page_ops[] = {
+		TC_PUT, TC_GET, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD,
+	};
+	size_t i;
 	u32 node;
 
 	memset(c, 0, sizeof(*c));
@@ -685,9 +934,19 @@ static int tc_parse(int argc, char **argv, struct tc_cmd *c)
 			return -EINVAL;
 		return 0;
 	}
-	if ((!strcmp(argv[0], "put") || !strcmp(argv[0], "get")) &&
-	    argc >= 5 && argc <= 7) {
-		c->op = strcmp(argv[0], "put") ? TC_GET : TC_PUT;
+	if (!strcmp(argv[0], "zbad") && argc == 4) {
+		c->op = TC_ZBAD;
+		for (c->zbad = 0; c->zbad < TC_ZBAD_NR; c->zbad++)
+			if (!strcmp(argv[3], tc_zbad_names[c->zbad]))
+				return 0;
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(tc_page_ops); i++) {
+		if (strcmp(argv[0], tc_op_names[tc_page_ops[i]]))
+			continue;
+		if (argc < 5 || argc > 7)
+			return -EINVAL;
+		c->op = tc_page_ops[i];
 		if (tc_u32(argv[3], 1, TC_MAX_COUNT, &c->count) ||
 		    tc_u32(argv[4], 0, U32_MAX, &c->seed))
 			return -EINVAL;
@@ -737,7 +996,9 @@ static void tc_report(const struct tc_cmd *c, struct tc_result *res)
 		 "err_efrozen %llu\nerr_other %llu\nfirst_status %d\n"
 		 "status %d\nnet_errors %llu\nfirst_net_error %d\nlost %llu\n"
 		 "duplicates %llu\npages_zero %llu\npages_same %llu\n"
-		 "pages_text %llu\npages_random %llu\nelapsed_us %llu\n"
+		 "pages_text %llu\npages_random %llu\nzpage_same %llu\n"
+		 "zpage_lzo %llu\nzpage_raw %llu\nzpage_as_sent %llu\n"
+		 "elapsed_us %llu\n"
 		 "pages_per_s %llu\nlat_p50_us %u\nlat_p99_us %u\n"
 		 "lat_max_us %u\n",
 		 tc_op_names[c->op], c->node, c->pool, c->count, c->first,
@@ -748,7 +1009,9 @@ static void tc_report(const struct tc_cmd *c, struct tc_result *res)
 		 res->status, res->net_errors, res->first_net_error,
 		 res->lost, res->duplicates, res->kinds[TC_ZERO],
 		 res->kinds[TC_SAME], res->kinds[TC_TEXT],
-		 res->kinds[TC_RANDOM], res->elapsed_us, rate,
+		 res->kinds[TC_RANDOM], res->zforms[R2NET_ZPAGE_SAME],
+		 res->zforms[R2NET_ZPAGE_LZO], res->zforms[R2NET_ZPAGE_RAW],
+		 res->zpage_as_sent, res->elapsed_us, rate,
 		 tc_pct(res, 50), tc_pct(res, 99),
 		 res->nr_lat ? res->lat[res->nr_lat - 1] : 0);
 }
@@ -763,12 +1026,13 @@ static int tc_run(const struct tc_cmd *c)
 	res.lat = kvmalloc_array(c->count, sizeof(*res.lat), GFP_KERNEL);
 	if (!res.lat)
 		return -ENOMEM;
-	if (c->op == TC_PUT || c->op == TC_GET) {
+	if (c->op == TC_PUT || c->op == TC_GET || tc_zpage_op(c->op)) {
 		for (seq = 0; seq < c->count; seq++)
 			res.kinds[tc_kind(c->seed, tc_pageno(c, seq))]++;
 	}
 	t0 = ktime_get();
-	if (c->op == TC_POOL || c->op == TC_NEWPOOL || c->op == TC_DESTROY)
+	if (c->op == TC_POOL || c->op == TC_NEWPOOL || c->op == TC_DESTROY ||
+	    c->op == TC_ZBAD)
 		err = tc_run_sync(c, &res);
 	else
 		err = tc_run_async(c, &res);
@@ -834,11 +1098,26 @@ static const struct file_operations tc_run_fops = {
 
 /* ---- module ---- */
 
+static void tc_free_buffers(void)
+{
+	kfree(tc_expect);
+	kfree(tc_page);
+	kfree(tc_zdata);
+	kfree(tc_lzo);
+	kfree(tc_wrkmem);
+}
+
 static int __init tc_init(void)
 {
 	tc_expect = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
-	if (!tc_expect)
+	tc_page = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+	tc_zdata = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
+	tc_lzo = kmalloc(lzo1x_worst_compress(TMEM_PAGE_SIZE), GFP_KERNEL);
+	tc_wrkmem = kmalloc(LZO1X_MEM_COMPRESS, GFP_KERNEL);
+	if (!tc_expect || !tc_page || !tc_zdata || !tc_lzo || !tc_wrkmem) {
+		tc_free_buffers();
 		return -ENOMEM;
+	}
 	tc_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("run", 0600, tc_dir, NULL, &tc_run_fops);
 	return 0;
@@ -847,7 +1126,7 @@ static int __init tc_init(void)
 static void __exit tc_exit(void)
 {
 	debugfs_remove_recursive(tc_dir);
-	kfree(tc_expect);
+	tc_free_buffers();
 }
 
 module_init(tc_init);

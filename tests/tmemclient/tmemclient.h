@@ -25,6 +25,8 @@
  *	       get NODE POOL COUNT SEED [FIRST [STEP]]
  *	       flush NODE POOL COUNT [FIRST [STEP]]
  *	       flushobj NODE POOL COUNT [FIRST [STEP]]
+ *	       zput|zget|zputbad|zgetbad NODE POOL COUNT SEED [FIRST [STEP]]
+ *	       zbad NODE POOL KIND
  *	     NODE is 0..254.  pool creates a private pool of this ABI
  *	     version; newpool sends a NEW_POOL with the fields as given
  *	     (numbers in C syntax: 0x.. is hex), destroy a DESTROY_POOL.
@@ -36,6 +38,21 @@
  *	     out after timeout_ms, and stop sending at the first error of
  *	     r2net itself.  get checks each page against its content for
  *	     SEED, and its handle.
+ *
+ *	     zput and zget are put and get with the page as a zpage
+ *	     (PUT_ZPAGE, GET_ZPAGE): zput sends a page of one repeated
+ *	     32-bit value as SAME, else its LZO1X-1 stream if shorter than
+ *	     a page, else the page as RAW; zget wants a reply that decodes
+ *	     to the page, in any encoding.  zputbad sends every page as a
+ *	     corrupt LZO stream (the page's stream without its end marker,
+ *	     or for some pages, every random one among them, 1..3000 random
+ *	     bytes); zgetbad wants that stream back byte for byte.  zbad
+ *	     sends one malformed PUT_ZPAGE for page 0 of POOL, each of which
+ *	     the server's decoder refuses: KIND enc (an unknown encoding),
+ *	     raw4095, lzo0, lzo4096 (lengths out of range), reserved (a
+ *	     reserved byte set), long, short (more, fewer data bytes than
+ *	     the length says), samedata (SAME with data), rawshort (RAW
+ *	     with 100 bytes).
  *
  *	     The result is "name value" lines:
  *	       cmd node pool count first step seed	the command
@@ -57,7 +74,13 @@
  *	       lost		requests accepted but never completed
  *	       duplicates	completions for no outstanding request
  *	       pages_zero pages_same pages_text pages_random
- *				the kinds of the command's pages (put, get)
+ *				the kinds of the command's pages (put, get,
+ *				and the z commands)
+ *	       zpage_same zpage_lzo zpage_raw
+ *				the encodings of the zpages sent (zput,
+ *				zputbad) or received (zget, zgetbad)
+ *	       zpage_as_sent	zget, zgetbad: replies byte for byte the
+ *				zpage zput (zputbad) sends for the page
  *	       elapsed_us pages_per_s lat_p50_us lat_p99_us lat_max_us
  *				over the replies (pages_per_s: replies)
  *

@@ -11,6 +11,9 @@
  *    flags, too long, length, status and sys_status, key, truncated), and
  *    the order of the checks; every malformed payload refused by its
  *    decoder;
+ *  - zpages: every encoding and length at its edges accepted or refused
+ *    by r2net_tmem_zpage_decode(), and the lengths r2net_hdr_check()
+ *    allows PUT_ZPAGE and GET_ZPAGE each way;
  *  - pool flags as Xen checked them; sizes.
  *
  * usage: abi_test [-s SEED] [-n ROUNDS]
@@ -31,6 +34,8 @@ static const u16 all_types[] = {
 	R2NET_MSG_TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE,
 	R2NET_MSG_TMEM_FLUSH_OBJECT,
+	R2NET_MSG_TMEM_PUT_ZPAGE,
+	R2NET_MSG_TMEM_GET_ZPAGE,
 	R2NET_MSG_USER_FIRST,
 	0x10ec,
 	R2NET_MSG_USER_LAST,
@@ -61,6 +66,7 @@ struct sample {
 	u32 pool_id;
 	struct tmem_handle h;
 	u8 page[TMEM_PAGE_SIZE];
+	struct r2net_zpage z;
 };
 
 /* A frame buffer aligned for struct r2net_hdr. */
@@ -90,6 +96,32 @@ static void fill_random(u8 *p, size_t n)
 		*p++ = (u8)rnd64();
 }
 
+/* A random valid zpage, its data in page; mostly lengths at the edges. */
+static void random_zpage(struct r2net_zpage *z)
+{
+	static const u32 lzo_lens[] = { 1, 2, 100, R2NET_ZPAGE_LZO_MAX - 1,
+					R2NET_ZPAGE_LZO_MAX };
+
+	z->enc = (u8)(R2NET_ZPAGE_SAME + rnd(3));
+	switch (z->enc) {
+	case R2NET_ZPAGE_SAME:
+		z->arg = rnd(2) ? (u32)rnd64() : rnd(2) ? 0 : UINT32_MAX;
+		break;
+	case R2NET_ZPAGE_LZO:
+		z->arg = rnd(2) ? lzo_lens[rnd(5)] : 1 + rnd(R2NET_ZPAGE_LZO_MAX);
+		break;
+	default:
+		z->arg = TMEM_PAGE_SIZE;
+		break;
+	}
+}
+
+static bool is_zpage_msg(u16 type, bool reply, u32 len)
+{
+	return (type == R2NET_MSG_TMEM_PUT_ZPAGE && !reply) ||
+	       (type == R2NET_MSG_TMEM_GET_ZPAGE && reply && len);
+}
+
 /* A random message of this type; reply is for tmem and user types only. */
 static void random_sample(struct sample *s, u16 type, bool reply)
 {
@@ -115,6 +147,7 @@ static void random_sample(struct sample *s, u16 type, bool reply)
 		s->h.oid[i] = rnd64();
 	for (i = 0; i < TMEM_PAGE_SIZE; i++)
 		s->page[i] = (u8)rnd64();
+	random_zpage(&s->z);
 
 	switch (type) {
 	case R2NET_MSG_HANDSHAKE:
@@ -138,6 +171,16 @@ static void random_sample(struct sample *s, u16 type, bool reply)
 	case R2NET_MSG_TMEM_FLUSH_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
 		s->len = s->reply ? 0 : R2NET_HANDLE_LEN;
+		break;
+	case R2NET_MSG_TMEM_PUT_ZPAGE:
+		if (!s->reply)
+			s->len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&s->z);
+		break;
+	case R2NET_MSG_TMEM_GET_ZPAGE:
+		if (!s->reply)
+			s->len = R2NET_HANDLE_LEN;
+		else if (rnd(2))
+			s->len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&s->z);
 		break;
 	default:	/* keepalives: empty; user types: any length */
 		if (!r2net_msg_type_user(type))
@@ -164,6 +207,12 @@ static size_t encode(union frame *f, const struct sample *s)
 		memcpy(payload, s->user, s->len);
 		return R2NET_HDR_LEN + s->len;
 	}
+	if (is_zpage_msg(s->type, s->reply, s->len)) {
+		r2net_tmem_zpage_encode(payload, &s->h, &s->z);
+		memcpy((u8 *)payload + R2NET_ZPAGE_HDR_LEN, s->page,
+		       r2net_zpage_data_len(&s->z));
+		return R2NET_HDR_LEN + s->len;
+	}
 	switch (s->type) {
 	case R2NET_MSG_HANDSHAKE:
 		r2net_handshake_encode(payload, &s->hs);
@@ -177,6 +226,7 @@ static size_t encode(union frame *f, const struct sample *s)
 	case R2NET_MSG_TMEM_GET_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
+	case R2NET_MSG_TMEM_GET_ZPAGE:
 		if (s->len == R2NET_HANDLE_LEN) {
 			tmem_handle_to_le(payload, &s->h);
 			break;
@@ -206,6 +256,7 @@ static void decode_and_compare(const union frame *f, size_t size,
 	struct r2net_handshake hs;
 	struct r2net_tmem_new_pool np;
 	struct tmem_handle h;
+	struct r2net_zpage z;
 	const u8 *page;
 	struct r2net_msg m;
 	enum r2net_reject r;
@@ -234,6 +285,21 @@ static void decode_and_compare(const union frame *f, size_t size,
 	if (r2net_msg_type_user(s->type)) {
 		CHECK(!memcmp(payload, s->user, s->len),
 		      "type %#x len %u: user payload differs", s->type, s->len);
+		goto out;
+	}
+	if (is_zpage_msg(s->type, s->reply, s->len)) {
+		r = r2net_tmem_zpage_decode(&h, &z, &page, payload, m.len);
+		CHECK(r == R2NET_ACCEPT, "zpage enc %u arg %u: %s", s->z.enc,
+		      s->z.arg, r2net_reject_name(r));
+		if (r != R2NET_ACCEPT)
+			goto out;
+		CHECK(handle_eq(&h, &s->h) && z.enc == s->z.enc &&
+		      z.arg == s->z.arg, "type %#x: zpage fields differ",
+		      s->type);
+		CHECK(page == buf + R2NET_HDR_LEN + R2NET_ZPAGE_HDR_LEN,
+		      "zpage data not after its header");
+		CHECK(!memcmp(page, s->page, r2net_zpage_data_len(&z)),
+		      "zpage data differs");
 		goto out;
 	}
 	switch (s->type) {
@@ -377,6 +443,12 @@ static void test_golden(void)
 		.index = 0x11223344,
 		.oid = { 1, 0x8000000000000002ULL, UINT64_MAX },
 	};
+	/* a zpage header: that handle, LZO, 0x123 bytes */
+	static const u8 zpage_tail[8] = {
+		0x02, 0x00, 0x00, 0x00, 0x23, 0x01, 0x00, 0x00,
+	};
+	struct r2net_zpage z = { .enc = R2NET_ZPAGE_LZO, .arg = 0x123 };
+	struct r2net_tmem_zpage_le zw;
 	struct r2net_handshake_le hsw;
 	struct tmem_handle_le hw;
 	struct r2net_hdr hdr;
@@ -399,6 +471,13 @@ static void test_golden(void)
 	expect_bytes(&hsw, hs_bytes, sizeof(hs_bytes), "handshake");
 	tmem_handle_to_le(&hw, &h);
 	expect_bytes(&hw, handle_bytes, sizeof(handle_bytes), "handle");
+	memset(&zw, 0x5a, sizeof(zw));
+	r2net_tmem_zpage_encode(&zw, &h, &z);
+	expect_bytes(&zw, handle_bytes, sizeof(handle_bytes), "zpage handle");
+	expect_bytes((u8 *)&zw + R2NET_HANDLE_LEN, zpage_tail,
+		     sizeof(zpage_tail), "zpage header");
+	CHECK(R2NET_ZPAGE_SAME == 1 && R2NET_ZPAGE_LZO == 2 &&
+	      R2NET_ZPAGE_RAW == 3, "zpage encodings changed");
 
 	CHECK(TMEM_NEW_POOL == 1 && TMEM_DESTROY_POOL == 2 &&
 	      TMEM_PUT_PAGE == 4 && TMEM_GET_PAGE == 5 &&
@@ -458,13 +537,24 @@ static void test_sizes(void)
 	      sizeof(struct r2net_tmem_page_le));
 	CHECK(R2NET_MAX_PAYLOAD >= R2NET_HANDLE_LEN + 4096,
 	      "a payload cannot hold a handle and a whole page");
-	CHECK(R2NET_MAX_PAYLOAD == 4128, "max payload %d", R2NET_MAX_PAYLOAD);
-	CHECK(R2NET_MAX_FRAME == 32 + 4128, "max frame %d", R2NET_MAX_FRAME);
+	CHECK(sizeof(struct r2net_tmem_zpage_le) == 40, "zpage header %zu",
+	      sizeof(struct r2net_tmem_zpage_le));
+	CHECK(offsetof(struct r2net_tmem_zpage_le, enc) == 32 &&
+	      offsetof(struct r2net_tmem_zpage_le, reserved) == 33 &&
+	      offsetof(struct r2net_tmem_zpage_le, arg) == 36,
+	      "zpage header field offsets");
+	CHECK(R2NET_ZPAGE_HDR_LEN == 40 && R2NET_ZPAGE_MSG_MAX == 40 + 4096 &&
+	      R2NET_ZPAGE_LZO_MAX == 4095, "zpage lengths %d %d %d",
+	      R2NET_ZPAGE_HDR_LEN, R2NET_ZPAGE_MSG_MAX, R2NET_ZPAGE_LZO_MAX);
+	CHECK(R2NET_MAX_PAYLOAD >= R2NET_ZPAGE_MSG_MAX,
+	      "a payload cannot hold a zpage of a whole page");
+	CHECK(R2NET_MAX_PAYLOAD == 4136, "max payload %d", R2NET_MAX_PAYLOAD);
+	CHECK(R2NET_MAX_FRAME == 32 + 4136, "max frame %d", R2NET_MAX_FRAME);
 }
 
 /*
- * A valid frame of this type in f; a GET reply holds a page, a user
- * message 1..R2NET_MAX_PAYLOAD bytes.  Its size.
+ * A valid frame of this type in f; a GET reply holds a page, a GET_ZPAGE
+ * reply a zpage, a user message 1..R2NET_MAX_PAYLOAD bytes.  Its size.
  */
 static size_t valid_frame(union frame *f, u16 type, bool reply)
 {
@@ -475,6 +565,9 @@ static size_t valid_frame(union frame *f, u16 type, bool reply)
 		s.status = 1;
 		if (type == R2NET_MSG_TMEM_GET_PAGE)
 			s.len = R2NET_PAGE_MSG_LEN;
+		if (type == R2NET_MSG_TMEM_GET_ZPAGE)
+			s.len = R2NET_ZPAGE_HDR_LEN +
+				r2net_zpage_data_len(&s.z);
 	}
 	if (r2net_msg_type_user(type) && !s.len) {
 		s.len = 1 + rnd(R2NET_MAX_PAYLOAD);
@@ -591,6 +684,19 @@ static void test_reject_key_status(union frame *f, u16 type)
 	EXPECT_REJECT(f, size, R2NET_ACCEPT, what);
 }
 
+/* What r2net_hdr_check() says of a request of this type and length. */
+static enum r2net_reject request_len_want(u16 type, u32 len)
+{
+	if (len > R2NET_MAX_PAYLOAD)
+		return R2NET_REJECT_TOO_LONG;
+	if (r2net_msg_type_user(type))
+		return R2NET_ACCEPT;
+	if (type == R2NET_MSG_TMEM_PUT_ZPAGE && len >= R2NET_ZPAGE_HDR_LEN &&
+	    len <= R2NET_ZPAGE_MSG_MAX)
+		return R2NET_ACCEPT;
+	return R2NET_REJECT_BAD_LENGTH;
+}
+
 static void test_rejects(void)
 {
 	static union frame f;
@@ -599,12 +705,10 @@ static void test_rejects(void)
 	unsigned int t;
 	size_t size, n;
 	char what[96];
-	bool user;
-
 	for (t = 0; t < NR_TYPES; t++) {
 		u16 type = all_types[t];
+		bool user = r2net_msg_type_user(type);
 
-		user = r2net_msg_type_user(type);
 		size = valid_frame(&f, type, false);
 		snprintf(what, sizeof(what), "type %#x", type);
 		EXPECT_REJECT(&f, size, R2NET_ACCEPT, what);
@@ -654,14 +758,20 @@ static void test_rejects(void)
 		EXPECT_REJECT(&f, size, R2NET_REJECT_TOO_LONG, what);
 		f.hdr.len = cpu_to_le32(0x80000000u);
 		EXPECT_REJECT(&f, size, R2NET_REJECT_TOO_LONG, what);
-		/* a user message may be any length; the others have theirs */
-		want = user ? R2NET_ACCEPT : R2NET_REJECT_BAD_LENGTH;
+		/*
+		 * A user message may be any length, a zpage 40..4136; the
+		 * others have theirs.
+		 */
 		f.hdr.len = cpu_to_le32(size - R2NET_HDR_LEN + 1);
-		EXPECT_REJECT(&f, size + 1, size - R2NET_HDR_LEN < R2NET_MAX_PAYLOAD ?
-			      want : R2NET_REJECT_TOO_LONG, what);
+		EXPECT_REJECT(&f, size + 1,
+			      request_len_want(type, size - R2NET_HDR_LEN + 1),
+			      what);
 		if (size > R2NET_HDR_LEN) {
 			f.hdr.len = cpu_to_le32(size - R2NET_HDR_LEN - 1);
-			EXPECT_REJECT(&f, size, want, what);
+			EXPECT_REJECT(&f, size,
+				      request_len_want(type,
+						       size - R2NET_HDR_LEN - 1),
+				      what);
 		}
 		f.hdr.len = cpu_to_le32(size - R2NET_HDR_LEN);
 
@@ -702,6 +812,10 @@ static void test_rejects(void)
 			0, 4, 0xff, R2NET_MSG_TMEM_BASE,
 			R2NET_MSG_TMEM_BASE + 3, R2NET_MSG_TMEM_BASE + 8,
 			R2NET_MSG_TMEM_BASE + 0x100 + TMEM_PUT_PAGE,
+			R2NET_MSG_TMEM_ZPAGE_BASE,
+			R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_NEW_POOL,
+			R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_FLUSH_PAGE,
+			R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_FLUSH_OBJECT,
 			R2NET_MSG_USER_FIRST - 1, R2NET_MSG_USER_LAST + 1,
 			0x8000 | R2NET_MSG_USER_FIRST, 0xffff,
 		};
@@ -831,6 +945,196 @@ static void test_payload_rejects(void)
 	      R2NET_ACCEPT, "page msg");
 }
 
+/* r2net_hdr_check() of a PUT_ZPAGE or GET_ZPAGE header with this length. */
+static enum r2net_reject zpage_hdr(u16 type, bool reply, u32 len)
+{
+	static union frame f;
+	struct r2net_msg m;
+
+	memset(&f, 0, sizeof(f));
+	r2net_hdr_init(&f.hdr, type, reply ? R2NET_F_REPLY : 0, len, 7,
+		       reply ? 1 : 0);
+	return check_copy(&f, R2NET_HDR_LEN + (len < R2NET_MAX_PAYLOAD ?
+					       len : R2NET_MAX_PAYLOAD), &m);
+}
+
+/* The lengths r2net_hdr_check() allows the zpage types, each way. */
+static void test_zpage_lengths(void)
+{
+	static const struct {
+		u16 type;
+		bool reply;
+		u32 len;
+		enum r2net_reject want;
+	} cases[] = {
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 32, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 39, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 40, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 41, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4128, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4135, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4136, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4137, R2NET_REJECT_TOO_LONG },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 0, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 1, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 40, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 4136, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, false, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, false, 31, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, false, 32, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, false, 33, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, false, 40, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, false, 4136, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 0, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 1, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 32, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 39, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 40, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4128, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4136, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4137, R2NET_REJECT_TOO_LONG },
+	};
+	enum r2net_reject r;
+	size_t i;
+
+	CHECK(R2NET_MSG_TMEM_PUT_ZPAGE == 0x184 &&
+	      R2NET_MSG_TMEM_GET_ZPAGE == 0x185, "zpage type numbers");
+	CHECK(r2net_msg_tmem_op(R2NET_MSG_TMEM_PUT_ZPAGE) == TMEM_PUT_PAGE &&
+	      r2net_msg_tmem_op(R2NET_MSG_TMEM_GET_ZPAGE) == TMEM_GET_PAGE,
+	      "zpage types are not PUT and GET");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = zpage_hdr(cases[i].type, cases[i].reply, cases[i].len);
+		CHECK(r == cases[i].want, "type %#x %s of %u bytes: %s, want %s",
+		      cases[i].type, cases[i].reply ? "reply" : "request",
+		      cases[i].len, r2net_reject_name(r),
+		      r2net_reject_name(cases[i].want));
+	}
+}
+
+/*
+ * r2net_tmem_zpage_decode() on a payload of len bytes, a heap copy of
+ * exactly that many (for ASan): the header as given, then data bytes.
+ */
+static enum r2net_reject zpage_decode(const struct r2net_tmem_zpage_le *w,
+				      size_t len, struct r2net_zpage *z,
+				      struct tmem_handle *h, bool *data_ok)
+{
+	u8 *p = malloc(len ? len : 1);
+	enum r2net_reject r;
+	const u8 *data = NULL;
+
+	if (!p)
+		abort();
+	memset(p, 0x3c, len);
+	memcpy(p, w, len < sizeof(*w) ? len : sizeof(*w));
+	r = r2net_tmem_zpage_decode(h, z, &data, p, len);
+	*data_ok = r == R2NET_ACCEPT && data == p + R2NET_ZPAGE_HDR_LEN &&
+		   R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(z) == len;
+	free(p);
+	return r;
+}
+
+/* Every encoding, length and reserved byte, accepted or refused. */
+static void test_zpage_decode(void)
+{
+	static const struct {
+		u8 enc;
+		u32 arg;
+		int data;	/* data bytes after the header; -1: as arg says */
+		u8 reserved;	/* put in reserved[reserved - 1], if any */
+		enum r2net_reject want;
+	} cases[] = {
+		{ R2NET_ZPAGE_SAME, 0, 0, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_SAME, 0xdeadbeef, 0, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_SAME, UINT32_MAX, 0, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_SAME, 0, 1, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_SAME, 4, 4, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_SAME, 0, 4096, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_LZO, 0, 0, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_LZO, 1, -1, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_LZO, 100, -1, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_LZO, R2NET_ZPAGE_LZO_MAX, -1, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_LZO, R2NET_ZPAGE_LZO_MAX + 1, -1, 0,
+		  R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_LZO, UINT32_MAX, 0, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_LZO, 100, 0, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_LZO, 100, 99, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_LZO, 100, 101, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_LZO, 1, 4096, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_RAW, 4096, -1, 0, R2NET_ACCEPT },
+		{ R2NET_ZPAGE_RAW, 4095, -1, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_RAW, 4097, 4096, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_RAW, 0, 0, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_RAW, 4096, 4095, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_ZPAGE_RAW, 4096, 0, 0, R2NET_REJECT_BAD_LENGTH },
+		{ 0, 0, 0, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ 4, 10, 10, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ 0x80 | R2NET_ZPAGE_LZO, 10, 10, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ 0xff, 0, 0, 0, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_SAME, 0, 0, 1, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_LZO, 10, -1, 2, R2NET_REJECT_BAD_PAYLOAD },
+		{ R2NET_ZPAGE_RAW, 4096, -1, 3, R2NET_REJECT_BAD_PAYLOAD },
+	};
+	struct tmem_handle h = {
+		.pool_id = 5, .index = 0x01020304,
+		.oid = { 1, UINT64_MAX, 0x8000000000000000ULL },
+	}, got;
+	struct r2net_tmem_zpage_le w;
+	struct r2net_zpage z, zin;
+	enum r2net_reject r;
+	bool data_ok;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		zin.enc = cases[i].enc;
+		zin.arg = cases[i].arg;
+		memset(&w, 0xa5, sizeof(w));
+		r2net_tmem_zpage_encode(&w, &h, &zin);
+		if (cases[i].reserved)
+			w.reserved[cases[i].reserved - 1] = 0x01;
+		len = R2NET_ZPAGE_HDR_LEN + (cases[i].data < 0 ? cases[i].arg :
+					     (u32)cases[i].data);
+		memset(&got, 0, sizeof(got));
+		r = zpage_decode(&w, len, &z, &got, &data_ok);
+		CHECK(r == cases[i].want,
+		      "zpage enc %u arg %u, %zu bytes, reserved %u: %s, want %s",
+		      cases[i].enc, cases[i].arg, len, cases[i].reserved,
+		      r2net_reject_name(r), r2net_reject_name(cases[i].want));
+		if (r != R2NET_ACCEPT)
+			continue;
+		CHECK(handle_eq(&got, &h) && z.enc == zin.enc &&
+		      z.arg == zin.arg && data_ok,
+		      "zpage enc %u arg %u: decoded fields or data differ",
+		      zin.enc, zin.arg);
+	}
+	/* encode zeroes the reserved bytes whatever was there */
+	memset(&w, 0xff, sizeof(w));
+	zin.enc = R2NET_ZPAGE_LZO;
+	zin.arg = 0x0102;
+	r2net_tmem_zpage_encode(&w, &h, &zin);
+	CHECK(!w.reserved[0] && !w.reserved[1] && !w.reserved[2] &&
+	      w.enc == R2NET_ZPAGE_LZO && le32_to_cpu(w.arg) == 0x0102,
+	      "zpage header encode");
+	/* shorter than a header, longer than a zpage, header only */
+	for (len = 0; len < R2NET_ZPAGE_HDR_LEN; len += 13)
+		CHECK(zpage_decode(&w, len, &z, &got, &data_ok) ==
+		      R2NET_REJECT_BAD_LENGTH, "zpage of %zu bytes", len);
+	CHECK(zpage_decode(&w, R2NET_ZPAGE_HDR_LEN - 1, &z, &got, &data_ok) ==
+	      R2NET_REJECT_BAD_LENGTH, "zpage of 39 bytes");
+	CHECK(zpage_decode(&w, R2NET_ZPAGE_MSG_MAX + 1, &z, &got, &data_ok) ==
+	      R2NET_REJECT_BAD_LENGTH, "zpage of 4137 bytes");
+	CHECK(zpage_decode(&w, R2NET_ZPAGE_HDR_LEN, &z, &got, &data_ok) ==
+	      R2NET_REJECT_BAD_LENGTH, "LZO zpage, header only");
+	/* the data lengths of each encoding */
+	z.enc = R2NET_ZPAGE_SAME;
+	z.arg = 4096;
+	CHECK(r2net_zpage_data_len(&z) == 0, "SAME has no data");
+	z.enc = R2NET_ZPAGE_LZO;
+	z.arg = 77;
+	CHECK(r2net_zpage_data_len(&z) == 77, "LZO has arg bytes");
+}
+
 static void test_pool_flags(void)
 {
 	u32 v = (u32)TMEM_SPEC_VERSION << TMEM_POOL_VERSION_SHIFT;
@@ -879,6 +1183,8 @@ int main(int argc, char **argv)
 	test_round_trips(rounds);
 	test_rejects();
 	test_payload_rejects();
+	test_zpage_lengths();
+	test_zpage_decode();
 	test_pool_flags();
 	test_reject_names();
 	printf("abi_test: %lu checks, %lu failed\n", test_checks, test_failures);

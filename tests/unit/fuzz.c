@@ -9,7 +9,9 @@
  *	extended), each copied to a heap buffer of exactly its size and fed
  *	to r2net_hdr_check() and, when accepted, to its payload decoder.
  *	An accepted header must obey every rule of r2net_hdr_check(); an
- *	accepted payload must encode back to the very same bytes.
+ *	accepted payload must encode back to the very same bytes.  Zpages
+ *	(PUT_ZPAGE, GET_ZPAGE replies) get their own mutations of the
+ *	encoding, reserved bytes and length.
  * conf: valid ramster.conf texts (with and without timeouts), mutated by
  *	line (delete, duplicate, swap, replace a value by a boundary value)
  *	and by byte, fed to rconf_parse(); every 1024th also through a file
@@ -55,6 +57,7 @@ static const u16 types[] = {
 	R2NET_MSG_TMEM_NEW_POOL, R2NET_MSG_TMEM_DESTROY_POOL,
 	R2NET_MSG_TMEM_PUT_PAGE, R2NET_MSG_TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE, R2NET_MSG_TMEM_FLUSH_OBJECT,
+	R2NET_MSG_TMEM_PUT_ZPAGE, R2NET_MSG_TMEM_GET_ZPAGE,
 	R2NET_MSG_USER_FIRST, 0x10ec, R2NET_MSG_USER_LAST,
 };
 
@@ -62,6 +65,8 @@ static const u16 types[] = {
 static const u16 edge_types[] = {
 	0, R2NET_MSG_KEEPALIVE_RESP + 1, R2NET_MSG_TMEM_BASE,
 	R2NET_MSG_TMEM_BASE + 3, R2NET_MSG_TMEM_FLUSH_OBJECT + 1,
+	R2NET_MSG_TMEM_ZPAGE_BASE, R2NET_MSG_TMEM_PUT_ZPAGE - 1,
+	R2NET_MSG_TMEM_GET_ZPAGE + 1,
 	R2NET_MSG_USER_FIRST - 1, R2NET_MSG_USER_FIRST,
 	R2NET_MSG_USER_LAST, R2NET_MSG_USER_LAST + 1, 0xffff,
 };
@@ -81,8 +86,17 @@ static const u32 sys_statuses[] = {
 static const u32 lens[] = {
 	0, 1, R2NET_POOL_LEN, R2NET_NEW_POOL_LEN, R2NET_HANDLE_LEN,
 	R2NET_HANDSHAKE_LEN, R2NET_PAGE_MSG_LEN - 1, R2NET_PAGE_MSG_LEN,
-	R2NET_PAGE_MSG_LEN + 1, 2, 4095, 4096, 4097, R2NET_MAX_PAYLOAD + 32,
+	R2NET_PAGE_MSG_LEN + 1, 2, 4095, 4096, 4097, R2NET_ZPAGE_HDR_LEN - 1,
+	R2NET_ZPAGE_HDR_LEN, R2NET_ZPAGE_HDR_LEN + 1, R2NET_ZPAGE_MSG_MAX - 1,
+	R2NET_ZPAGE_MSG_MAX, R2NET_ZPAGE_MSG_MAX + 1, R2NET_MAX_PAYLOAD + 32,
 	0x7fffffff, 0x80000000u, 0xffffffffu,
+};
+
+/* zpage arg values at the edges of every encoding */
+static const u32 zpage_args[] = {
+	0, 1, 2, 100, R2NET_ZPAGE_LZO_MAX - 1, R2NET_ZPAGE_LZO_MAX,
+	TMEM_PAGE_SIZE, TMEM_PAGE_SIZE + 1, 0x7fffffff, 0xffffffc0u,
+	0xffffffffu,
 };
 
 static void fill_random(u8 *p, size_t n)
@@ -100,6 +114,7 @@ static size_t seed_frame(u8 *buf)
 	u32 key = 0, sys_status = 0;
 	struct r2net_handshake hs = { .protocol_version = R2NET_PROTOCOL_VERSION };
 	struct r2net_tmem_new_pool np;
+	struct r2net_zpage z;
 	struct tmem_handle h;
 	u8 *payload = buf + R2NET_HDR_LEN;
 	u32 len = 0;
@@ -146,6 +161,21 @@ static size_t seed_frame(u8 *buf)
 		r2net_tmem_page_encode((void *)payload, &h, page);
 		len = R2NET_PAGE_MSG_LEN;
 		break;
+	case R2NET_MSG_TMEM_PUT_ZPAGE:
+	case R2NET_MSG_TMEM_GET_ZPAGE:
+		if (reply != (type == R2NET_MSG_TMEM_GET_ZPAGE))
+			goto handle;
+		if (type == R2NET_MSG_TMEM_GET_ZPAGE && rnd(2))
+			break;		/* a miss */
+		z.enc = (u8)(R2NET_ZPAGE_SAME + rnd(3));
+		z.arg = z.enc == R2NET_ZPAGE_RAW ? TMEM_PAGE_SIZE :
+			z.enc == R2NET_ZPAGE_SAME ? (u32)rnd64() :
+			rnd(2) ? 1 + rnd(R2NET_ZPAGE_LZO_MAX) :
+			zpage_args[1 + rnd(5)];
+		r2net_tmem_zpage_encode((void *)payload, &h, &z);
+		len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&z);
+		fill_random(payload + R2NET_ZPAGE_HDR_LEN, len - R2NET_ZPAGE_HDR_LEN);
+		break;
 	case R2NET_MSG_TMEM_FLUSH_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
 handle:
@@ -176,6 +206,33 @@ handle:
 	return R2NET_HDR_LEN + len;
 }
 
+/* A zpage header field to a value at an edge; p holds len >= 40 bytes. */
+static void mutate_zpage(u8 *p, size_t len)
+{
+	struct r2net_tmem_zpage_le w;
+	u32 v;
+
+	memcpy(&w, p, sizeof(w));
+	switch (rnd(4)) {
+	case 0:
+		w.enc = (u8)(rnd(2) ? rnd(5) : rnd64());
+		break;
+	case 1:
+		w.reserved[rnd(3)] = (u8)(rnd(2) ? 1 : rnd64());
+		break;
+	case 2:		/* arg at an edge, or just off the data's length */
+		v = (u32)(len - R2NET_ZPAGE_HDR_LEN);
+		v = rnd(2) ? zpage_args[rnd(NR(zpage_args))] :
+			     v + rnd(3) - 1;
+		w.arg = cpu_to_le32(v);
+		break;
+	default:	/* another encoding that fits the same bytes */
+		w.enc = (u8)(R2NET_ZPAGE_SAME + rnd(3));
+		break;
+	}
+	memcpy(p, &w, sizeof(w));
+}
+
 static size_t mutate_frame(u8 *buf, size_t size)
 {
 	struct r2net_hdr *hdr = (struct r2net_hdr *)buf;
@@ -185,7 +242,7 @@ static size_t mutate_frame(u8 *buf, size_t size)
 
 	for (i = 0; i < n; i++) {
 		pos = size ? rnd((u32)size) : 0;
-		switch (rnd(12)) {
+		switch (rnd(13)) {
 		case 0:		/* flip a bit */
 			if (size)
 				buf[pos] ^= (u8)(1u << rnd(8));
@@ -244,6 +301,11 @@ static size_t mutate_frame(u8 *buf, size_t size)
 				buf[R2NET_HDR_LEN + rnd(R2NET_HANDSHAKE_LEN)] =
 					rnd(2) ? 0 : (u8)rnd64();
 			break;
+		case 12:	/* a zpage's encoding, reserved bytes or arg */
+			if (size < R2NET_HDR_LEN + R2NET_ZPAGE_HDR_LEN)
+				break;
+			mutate_zpage(buf + R2NET_HDR_LEN, size - R2NET_HDR_LEN);
+			break;
 		default:	/* several random bytes */
 			add = rnd(16);
 			for (; add && size; add--)
@@ -257,6 +319,37 @@ static size_t mutate_frame(u8 *buf, size_t size)
 static unsigned long frame_reasons[R2NET_REJECT_NR];
 static unsigned long payload_reasons[R2NET_REJECT_NR];
 
+/* Every rule r2net_tmem_zpage_decode() promises, on a zpage it accepted. */
+static void check_zpage(const struct tmem_handle *h, const struct r2net_zpage *z,
+			const u8 *data, const u8 *payload, size_t len)
+{
+	struct r2net_tmem_zpage_le again;
+	u32 n = r2net_zpage_data_len(z);
+
+	switch (z->enc) {
+	case R2NET_ZPAGE_SAME:
+		break;
+	case R2NET_ZPAGE_LZO:
+		if (!z->arg || z->arg > R2NET_ZPAGE_LZO_MAX)
+			broken("zpage LZO length out of range accepted");
+		break;
+	case R2NET_ZPAGE_RAW:
+		if (z->arg != TMEM_PAGE_SIZE)
+			broken("zpage RAW not a page accepted");
+		break;
+	default:
+		broken("zpage of an unknown encoding accepted");
+	}
+	if (len != R2NET_ZPAGE_HDR_LEN + n || data != payload + R2NET_ZPAGE_HDR_LEN)
+		broken("zpage data is not the rest of the payload");
+	r2net_tmem_zpage_encode(&again, h, z);
+	if (memcmp(&again, payload, sizeof(again)))
+		broken("zpage does not encode back to its bytes");
+	/* touch every byte: ASan catches a short buffer */
+	if (n && memchr(data, 0x100 - 1, n) == data - 1)
+		broken("impossible");
+}
+
 /* Decode an accepted frame's payload; what decodes must encode the same. */
 static void decode_payload(const u8 *buf, const struct r2net_msg *m)
 {
@@ -265,17 +358,28 @@ static void decode_payload(const u8 *buf, const struct r2net_msg *m)
 		struct r2net_tmem_new_pool_le np;
 		struct r2net_tmem_pool_le pool;
 		struct tmem_handle_le h;
+		struct r2net_tmem_zpage_le z;
 	} again;
 	const u8 *payload = buf + R2NET_HDR_LEN;
 	struct r2net_handshake hs;
 	struct r2net_tmem_new_pool np;
 	struct tmem_handle h;
+	struct r2net_zpage z;
 	enum r2net_reject r = R2NET_ACCEPT;
 	const u8 *page;
 	u32 pool_id;
 
 	if (!m->len)
 		return;
+	if ((m->type == R2NET_MSG_TMEM_PUT_ZPAGE ||
+	     m->type == R2NET_MSG_TMEM_GET_ZPAGE) &&
+	    m->len != R2NET_HANDLE_LEN) {
+		r = r2net_tmem_zpage_decode(&h, &z, &page, payload, m->len);
+		if (r == R2NET_ACCEPT)
+			check_zpage(&h, &z, page, payload, m->len);
+		payload_reasons[r]++;
+		return;
+	}
 	if (r2net_msg_type_user(m->type)) {
 		/* opaque to r2net: touch every byte, ASan sees a short buffer */
 		if (memchr(payload, 0x100 - 1, m->len) == payload - 1)
@@ -341,6 +445,7 @@ static void fuzz_decoders(const u8 *buf, size_t size)
 {
 	struct r2net_handshake hs;
 	struct r2net_tmem_new_pool np;
+	struct r2net_zpage z;
 	struct tmem_handle h;
 	const u8 *page;
 	u32 pool_id;
@@ -357,6 +462,8 @@ static void fuzz_decoders(const u8 *buf, size_t size)
 	if (r2net_tmem_page_decode(&h, &page, p, len) == R2NET_ACCEPT &&
 	    page + TMEM_PAGE_SIZE != p + len)
 		broken("page decoder: page does not end the payload");
+	if (r2net_tmem_zpage_decode(&h, &z, &page, p, len) == R2NET_ACCEPT)
+		check_zpage(&h, &z, page, p, len);
 	free(p);
 }
 
