@@ -195,19 +195,25 @@ const struct tmem_handle *rf_cc_pf_handle(struct rf_pf_entry *e, int *pool)
 	return &e->h;
 }
 
-/* The answer for an entry: the page, or NULL for none. */
-void rf_cc_pf_fill(struct rf_pf_entry *e, const void *data)
+/*
+ * Where the answer for an entry goes: in flight, the entry is the
+ * answer's alone to write, until rf_cc_pf_fill().
+ */
+struct page *rf_cc_pf_page(struct rf_pf_entry *e)
+{
+	return e->page;
+}
+
+/* The answer for an entry came: ok if its page is in rf_cc_pf_page(). */
+void rf_cc_pf_fill(struct rf_pf_entry *e, bool ok)
 {
 	unsigned long flags;
 
-	/* In flight, the entry is the answer's alone to write. */
-	if (data && !READ_ONCE(e->dead))
-		memcpy_to_page(e->page, 0, data, PAGE_SIZE);
 	spin_lock_irqsave(&rf_pf_lock, flags);
-	if (e->dead || !data) {
+	if (e->dead || !ok) {
 		if (!e->dead)
 			hlist_del_init(&e->node);
-		else if (data)
+		else if (ok)
 			atomic64_inc(&rf_stats.cc_prefetch_unused);
 		rf_pf_put_free(e);
 	} else {

@@ -44,6 +44,7 @@
 
 #include "r2net.h"
 #include "ramster_frontend.h"
+#include "zpage.h"
 
 #define RF_KEY		0	/* the memory server's handlers */
 #define RF_CC_POOLS	16	/* filesystems at once */
@@ -70,7 +71,7 @@ struct rf_cc_slot {
 /* A queued request, in order. */
 struct rf_cc_op {
 	struct list_head	list;
-	u16			msg;	/* R2NET_MSG_TMEM_* */
+	u16			msg;	/* R2NET_MSG_TMEM_{PUT,FLUSH}_* */
 	int			pool;	/* ours */
 	struct tmem_handle	h;	/* h.pool_id: the server's */
 	struct rf_cc_slot	*slot;	/* for a put */
@@ -171,20 +172,34 @@ static void rf_cc_done(void *arg, int err, s32 status, const void *data,
 	mempool_free(op, rf_cc_op_pool);
 }
 
+/* A put goes as a zpage; one that does not compress is not sent at all. */
+static int rf_cc_send_put(struct rf_cc_op *op)
+{
+	struct rf_zput zp;
+	int err;
+
+	err = rf_zput_prepare(&zp, op->slot->page, false);
+	if (err)
+		return err;
+	err = rf_zput_send_async(&zp, rf_target, &op->h, rf_timeout_ms,
+				 rf_cc_done, op);
+	rf_zput_release(&zp);
+	return err;
+}
+
 static void rf_cc_send(struct rf_cc_op *op)
 {
 	struct tmem_handle_le w;
 	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	int err;
 
-	tmem_handle_to_le(&w, &op->h);
-	if (op->slot)
-		err = r2net_send_page_async(rf_target, op->msg, RF_KEY, &w,
-					    sizeof(w), op->slot->page,
-					    rf_timeout_ms, rf_cc_done, op);
-	else
+	if (op->slot) {
+		err = rf_cc_send_put(op);
+	} else {
+		tmem_handle_to_le(&w, &op->h);
 		err = r2net_send_async(rf_target, op->msg, RF_KEY, &vec, 1,
 				       rf_timeout_ms, rf_cc_done, op);
+	}
 	if (err)
 		rf_cc_done(op, err, 0, NULL, 0);
 }
@@ -414,32 +429,28 @@ static void rf_cc_fetch_done(void *arg, int err, s32 status,
 {
 	struct rf_pf_entry *e = arg;
 	const struct tmem_handle *want;
-	struct tmem_handle got;
-	const u8 *pg;
 	int pool;
 
 	want = rf_cc_pf_handle(e, &pool);
 	if (err) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_stale(pool);
-		rf_cc_pf_fill(e, NULL);
+		rf_cc_pf_fill(e, false);
 		return;
 	}
 	/* A miss: the entry left the index when its GET was sent. */
 	if (status == 0 && len == 0) {
-		rf_cc_pf_fill(e, NULL);
+		rf_cc_pf_fill(e, false);
 		return;
 	}
 	if (status == -TMEM_ENODEV)
 		rf_cc_stale(pool);
-	if (status != 1 ||
-	    r2net_tmem_page_decode(&got, &pg, data, len) != R2NET_ACCEPT ||
-	    memcmp(&got, want, sizeof(got))) {
+	if (status != 1 || rf_zpage_unpack(data, len, want, rf_cc_pf_page(e))) {
 		atomic64_inc(&rf_stats.cc_get_failures);
-		rf_cc_pf_fill(e, NULL);
+		rf_cc_pf_fill(e, false);
 		return;
 	}
-	rf_cc_pf_fill(e, pg);
+	rf_cc_pf_fill(e, true);
 }
 
 /* Under rf_cc_mutex, with the queue drained. */
@@ -451,8 +462,8 @@ static void rf_cc_fetch(struct rf_pf_entry *e)
 
 	tmem_handle_to_le(&w, rf_cc_pf_handle(e, NULL));
 	atomic64_inc(&rf_stats.cc_gets);
-	err = r2net_send_async(rf_target, R2NET_MSG_TMEM_GET_PAGE, RF_KEY,
-			       &vec, 1, rf_timeout_ms, rf_cc_fetch_done, e);
+	err = r2net_send_async(rf_target, rf_zpage_get_msg(), RF_KEY, &vec, 1,
+			       rf_timeout_ms, rf_cc_fetch_done, e);
 	if (err)
 		rf_cc_fetch_done(e, err, 0, NULL, 0);
 }
@@ -534,13 +545,11 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 			  pgoff_t index, struct page *page)
 {
 	struct r2net_reply reply = { };
-	struct tmem_handle want, got;
+	struct tmem_handle want;
 	struct tmem_handle_le w;
 	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	unsigned int gen, gen2;
-	const u8 *data;
 	bool shared;
-	void *dst;
 	int id, err, ret = -1;
 
 	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
@@ -575,8 +584,8 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	}
 	reply.buf_len = R2NET_MAX_PAYLOAD;
 	atomic64_inc(&rf_stats.cc_gets);
-	err = r2net_send_sync(rf_target, R2NET_MSG_TMEM_GET_PAGE, RF_KEY, &vec,
-			      1, &reply, rf_timeout_ms);
+	err = r2net_send_sync(rf_target, rf_zpage_get_msg(), RF_KEY, &vec, 1,
+			      &reply, rf_timeout_ms);
 	if (err) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_stale(pool);
@@ -589,9 +598,7 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	}
 	if (reply.status == -TMEM_ENODEV)
 		rf_cc_stale(pool);
-	if (reply.status != 1 ||
-	    r2net_tmem_page_decode(&got, &data, reply.buf, reply.len) !=
-	    R2NET_ACCEPT || memcmp(&got, &want, sizeof(got))) {
+	if (reply.status != 1) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		goto out;
 	}
@@ -603,9 +610,11 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 		atomic64_inc(&rf_stats.cc_get_discarded);
 		goto out;
 	}
-	dst = kmap_local_page(page);
-	memcpy(dst, data, PAGE_SIZE);
-	kunmap_local(dst);
+	/* A bad reply leaves the page for the filesystem to read. */
+	if (rf_zpage_unpack(reply.buf, reply.len, &want, page)) {
+		atomic64_inc(&rf_stats.cc_get_failures);
+		goto out;
+	}
 	atomic64_inc(&rf_stats.cc_get_hits);
 	ret = 0;
 out:

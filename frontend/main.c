@@ -27,6 +27,7 @@
 
 #include "r2net.h"
 #include "ramster_frontend.h"
+#include "zpage.h"
 
 static int target = -1;
 module_param(target, int, 0444);
@@ -245,6 +246,13 @@ static void rf_debugfs_init(void)
 		{ "cc_prefetch_unused", &rf_stats.cc_prefetch_unused },
 		{ "swap_prefetches", &rf_stats.swap_prefetches },
 		{ "swap_prefetch_hits", &rf_stats.swap_prefetch_hits },
+		{ "zpages_same", &rf_stats.zpages_same },
+		{ "zpages_lzo", &rf_stats.zpages_lzo },
+		{ "zpages_raw", &rf_stats.zpages_raw },
+		{ "zpages_kept_back", &rf_stats.zpages_kept_back },
+		{ "zpage_bytes_out", &rf_stats.zpage_bytes_out },
+		{ "zpage_bytes_in", &rf_stats.zpage_bytes_in },
+		{ "zpage_unpack_errors", &rf_stats.zpage_unpack_errors },
 		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
 		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
 	};
@@ -349,11 +357,14 @@ static int __init rf_init(void)
 	ret = rf_check_params();
 	if (ret)
 		return ret;
+	ret = rf_zpage_init();
+	if (ret)
+		return ret;
 	/* Per reader, the pages in flight ahead and as many to be read. */
 	ret = rf_cc_pf_init((rf_cc_prefetch ? 2 * (rf_cc_prefetch + 1) : 0) +
 			    (rf_swap_prefetch ? 2 * (rf_swap_prefetch + 1) : 0));
 	if (ret)
-		return ret;
+		goto err_zpage;
 	if (frontswap) {
 		ret = rf_swap_init();
 		if (ret)
@@ -369,13 +380,14 @@ static int __init rf_init(void)
 	/* Calls rf_node_up() at once if the target is connected already. */
 	r2net_register_node_ops(&rf_node_ops);
 
-	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s, prefetch %u, swap prefetch %u\n",
+	pr_info("memory server node %u (%s), mode %s, frontswap %s, window %u, cleancache %s, prefetch %u, swap prefetch %u, pages %s\n",
 		rf_target,
 		r2net_node_connected(rf_target) ? "connected" :
 						  "not connected yet",
 		rf_mode_names[rf_mode], frontswap ? "on" : "off",
 		rf_mode == RF_MODE_WRITETHROUGH ? rf_window : 0,
-		cleancache ? "on" : "off", rf_cc_prefetch, rf_swap_prefetch);
+		cleancache ? "on" : "off", rf_cc_prefetch, rf_swap_prefetch,
+		rf_zpage_on() ? "compressed" : "whole");
 	if (rf_mode == RF_MODE_REPLICATE)
 		pr_info("swap pages also on node %u (%s)\n", rf_replica,
 			r2net_node_connected(rf_replica) ? "connected" :
@@ -389,6 +401,8 @@ err_swap:
 	}
 err_pf:
 	rf_cc_pf_exit();
+err_zpage:
+	rf_zpage_exit();
 	return ret;
 }
 module_init(rf_init);
@@ -401,6 +415,7 @@ static void __exit rf_exit(void)
 	if (frontswap)
 		rf_swap_exit();
 	rf_cc_pf_exit();
+	rf_zpage_exit();
 	pr_info("unloaded\n");
 }
 module_exit(rf_exit);

@@ -76,6 +76,14 @@ struct rf_stats {
 	atomic64_t cc_prefetch_unused;	/* fetched ahead, dropped unread */
 	atomic64_t swap_prefetches;	/* swap GETs sent ahead of loads */
 	atomic64_t swap_prefetch_hits;	/* loads answered by those */
+	/* zpage.c: pages as they go to the server (compress=1) */
+	atomic64_t zpages_same;		/* one repeated value: sent as it */
+	atomic64_t zpages_lzo;		/* sent LZO-compressed */
+	atomic64_t zpages_raw;		/* did not compress: sent whole */
+	atomic64_t zpages_kept_back;	/* ... or not sent (ephemeral pool) */
+	atomic64_t zpage_bytes_out;	/* data bytes of the pages packed */
+	atomic64_t zpage_bytes_in;	/* data bytes of the pages unpacked */
+	atomic64_t zpage_unpack_errors;	/* LZO from the server that did not */
 	atomic64_t put_rtt_us_total;
 	atomic64_t put_rtt_us_max;
 	atomic64_t put_rtt_samples;
@@ -135,7 +143,8 @@ bool rf_cc_pf_ask(int pool, const struct tmem_handle *h);
 struct rf_pf_entry *rf_cc_pf_reserve(int pool, unsigned int gen,
 				     const struct tmem_handle *h);
 const struct tmem_handle *rf_cc_pf_handle(struct rf_pf_entry *e, int *pool);
-void rf_cc_pf_fill(struct rf_pf_entry *e, const void *data);
+struct page *rf_cc_pf_page(struct rf_pf_entry *e);
+void rf_cc_pf_fill(struct rf_pf_entry *e, bool ok);
 int rf_cc_pf_take(int pool, unsigned int gen, const struct tmem_handle *h,
 		  struct page *page);
 void rf_cc_pf_forget(int pool, const struct tmem_handle *h);

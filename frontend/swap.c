@@ -64,6 +64,7 @@
 
 #include "r2net.h"
 #include "ramster_frontend.h"
+#include "zpage.h"
 
 #define RF_KEY			0	/* the memory server's handlers */
 #define RF_SWIZ_BITS		4
@@ -158,14 +159,6 @@ static bool rf_handle(struct tmem_handle *h, int pool, unsigned int type,
 	h->oid[1] = 0;
 	h->oid[2] = 0;
 	return true;
-}
-
-static bool rf_handle_equal(const struct tmem_handle *a,
-			    const struct tmem_handle *b)
-{
-	return a->pool_id == b->pool_id && a->index == b->index &&
-	       a->oid[0] == b->oid[0] && a->oid[1] == b->oid[1] &&
-	       a->oid[2] == b->oid[2];
 }
 
 static void rf_rtt(atomic64_t *total, atomic64_t *max, atomic64_t *n,
@@ -466,16 +459,16 @@ static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
 {
 	const int r = 0;	/* the one server of modes none, writethrough */
 	struct r2net_reply reply = { };
-	struct tmem_handle_le w;
+	struct rf_zput zp;
 	ktime_t t0;
 	int err;
 
-	tmem_handle_to_le(&w, h);
+	rf_zput_prepare(&zp, page, true);
 	t0 = ktime_get();
 	atomic64_inc(&rf_stats.remote_in_flight);
-	err = r2net_send_page_sync(rf_node(r), R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
-				   &w, sizeof(w), page, &reply, rf_timeout_ms);
+	err = rf_zput_send_sync(&zp, rf_node(r), h, &reply, rf_timeout_ms);
 	atomic64_dec(&rf_stats.remote_in_flight);
+	rf_zput_release(&zp);
 	if (!err)
 		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
 		       &rf_stats.put_rtt_samples, t0);
@@ -566,7 +559,7 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 {
 	struct xarray *xa = &rf_entries[type];
 	struct rf_slot *slot = rf_slot_take();
-	struct tmem_handle_le w;
+	struct rf_zput zp;
 	long left;
 	int err;
 
@@ -594,13 +587,13 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 	/* After the entry: a flush of an older PUT of offset goes first. */
 	rf_flush_drain();
 
-	tmem_handle_to_le(&w, h);
+	rf_zput_prepare(&zp, slot->page, true);
 	atomic_inc(&rf_async_in_flight);
 	atomic64_inc(&rf_stats.remote_in_flight);
 	slot->sent = ktime_get();
-	err = r2net_send_page_async(rf_node(0), R2NET_MSG_TMEM_PUT_PAGE, RF_KEY,
-				    &w, sizeof(w), slot->page, rf_timeout_ms,
-				    rf_put_done, slot);
+	err = rf_zput_send_async(&zp, rf_node(0), h, rf_timeout_ms,
+				 rf_put_done, slot);
+	rf_zput_release(&zp);
 	if (err) {
 		/* Not sent: frontswap writes the page to the disk alone. */
 		atomic64_dec(&rf_stats.remote_in_flight);
@@ -658,8 +651,8 @@ static void rf_rep_done(void *arg, int err, s32 status, const void *data,
 static int rf_store_replicated(unsigned int type, pgoff_t offset,
 			       struct page *page)
 {
-	struct tmem_handle_le w[RF_MAX_REPLICAS];
 	struct rf_rep rep = { };
+	struct rf_zput zp;
 	int r, err, ret = 0;
 
 	for (r = 0; r < RF_MAX_REPLICAS; r++) {
@@ -675,19 +668,20 @@ static int rf_store_replicated(unsigned int type, pgoff_t offset,
 	}
 	/* Older pages of offset may be flushed: those go first. */
 	rf_flush_drain();
+	/* Compressed once, for both. */
+	rf_zput_prepare(&zp, page, true);
 	init_completion(&rep.done);
 	atomic_set(&rep.left, RF_MAX_REPLICAS);
 	rep.sent = ktime_get();
 	for (r = 0; r < RF_MAX_REPLICAS; r++) {
-		tmem_handle_to_le(&w[r], &rep.part[r].h);
 		atomic64_inc(&rf_stats.remote_in_flight);
-		err = r2net_send_page_async(rf_node(r), R2NET_MSG_TMEM_PUT_PAGE,
-					    RF_KEY, &w[r], sizeof(w[r]), page,
-					    rf_timeout_ms, rf_rep_done,
-					    &rep.part[r]);
+		err = rf_zput_send_async(&zp, rf_node(r), &rep.part[r].h,
+					 rf_timeout_ms, rf_rep_done,
+					 &rep.part[r]);
 		if (err)
 			rf_rep_done(&rep.part[r], err, 0, NULL, 0);
 	}
+	rf_zput_release(&zp);
 	/* r2net completes each within the timeout. */
 	wait_for_completion(&rep.done);
 
@@ -793,12 +787,10 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 {
 	int pool = READ_ONCE(rf_types[type].pool_id[r]);
 	struct r2net_reply reply = { };
-	struct tmem_handle want, got;
+	struct tmem_handle want;
 	struct tmem_handle_le w;
 	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
-	const u8 *data;
 	ktime_t t0;
-	void *dst;
 	int err;
 
 	if (pool < 0 || !rf_handle(&want, pool, type, offset)) {
@@ -811,7 +803,7 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 
 	atomic64_inc(&rf_stats.remote_gets);
 	t0 = ktime_get();
-	err = rf_send_sync(r, R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
+	err = rf_send_sync(r, rf_zpage_get_msg(), &vec, 1, &reply);
 	if (err) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		goto failed;
@@ -825,17 +817,13 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 	if (reply.status == -TMEM_ENODEV)
 		rf_pool_lost(type, r, pool);
 	if (reply.status != 1 ||
-	    r2net_tmem_page_decode(&got, &data, reply.buf, reply.len) !=
-	    R2NET_ACCEPT || !rf_handle_equal(&got, &want)) {
+	    rf_zpage_unpack(reply.buf, reply.len, &want, page)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		pr_warn_ratelimited("swap type %u offset %lu: bad reply from node %u (status %d, %u bytes)\n",
 				    type, offset, rf_node(r), reply.status,
 				    reply.len);
 		goto failed;
 	}
-	dst = kmap_local_page(page);
-	memcpy(dst, data, PAGE_SIZE);
-	kunmap_local(dst);
 	mempool_free(reply.buf, rf_reply_pool);
 	atomic64_inc(&rf_stats.remote_get_hits);
 	return 0;
@@ -850,15 +838,11 @@ static void rf_ahead_done(void *arg, int err, s32 status, const void *data,
 			  u32 len)
 {
 	struct rf_pf_entry *e = arg;
-	struct tmem_handle got;
-	const u8 *pg = NULL;
 
 	/* A miss or a failure: the load asks again, the usual way. */
-	if (err || status != 1 ||
-	    r2net_tmem_page_decode(&got, &pg, data, len) != R2NET_ACCEPT ||
-	    !rf_handle_equal(&got, rf_cc_pf_handle(e, NULL)))
-		pg = NULL;
-	rf_cc_pf_fill(e, pg);
+	rf_cc_pf_fill(e, !err && status == 1 &&
+		      !rf_zpage_unpack(data, len, rf_cc_pf_handle(e, NULL),
+				       rf_cc_pf_page(e)));
 	rf_async_put();
 }
 
@@ -907,9 +891,9 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 		tmem_handle_to_le(&w, &h);
 		atomic_inc(&rf_async_in_flight);
 		atomic64_inc(&rf_stats.remote_gets);
-		err = r2net_send_async(rf_node(0), R2NET_MSG_TMEM_GET_PAGE,
-				       RF_KEY, &vec, 1, rf_timeout_ms,
-				       rf_ahead_done, e);
+		err = r2net_send_async(rf_node(0), rf_zpage_get_msg(), RF_KEY,
+				       &vec, 1, rf_timeout_ms, rf_ahead_done,
+				       e);
 		if (err) {
 			/* Not connected: asking for more would fail too. */
 			rf_ahead_done(e, err, 0, NULL, 0);
