@@ -1,9 +1,9 @@
 # backend-clients: one memory server, two clients, through r2net.  The
-# server runs with a quota of 3000 pages per client and a 20 s grace
-# period.
+# server runs with a quota of 3u pages per client (u = 400: the debug
+# kernel under TCG does some 80 a second) and a 20 s grace period.
 #
-# Node 2: puts 2000 pages into an ephemeral pool (the random ones are
-# refused), then 2000 into a persistent pool; at the quota those puts
+# Node 2: puts 2u pages into an ephemeral pool (the random ones are
+# refused), then 2u into a persistent pool; at the quota those puts
 # evict its ephemeral pages, oldest first, and every get shows which.
 # Up to the quota persistent puts succeed, past it they fail with
 # -TMEM_ENOMEM, and every page accepted comes back right.  Then it drops
@@ -20,7 +20,8 @@
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
-quota=3000 grace_ms=20000
+u=400
+quota=$((3 * u)) grace_ms=20000
 r2net_up
 srv=$(memory_server)
 [ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
@@ -42,7 +43,7 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 		[ "$v" = "${kv#*=}" ] || fail "${kv%%=*} is $v, want ${kv#*=}"
 	done
 	[ -z "$(cat $b/clients)" ] || fail "clients still listed: $(cat $b/clients)"
-	[ "$(cat $b/reject_quota)" -ge 1000 ] || fail "reject_quota is $(cat $b/reject_quota), want >= 1000"
+	[ "$(cat $b/reject_quota)" -ge $u ] || fail "reject_quota is $(cat $b/reject_quota), want >= $u"
 	[ "$(cat $b/evictions)" -gt 0 ] || fail "no evictions"
 	dmesg | grep -q 'ramster_backend: node 2: back within its grace period' ||
 		fail "no log line of node 2 coming back within its grace period"
@@ -79,9 +80,9 @@ if [ "$me" = 3 ]; then
 	tc_expect "" put "$srv" 0 100 3
 	tc_pool "$srv" persistent
 	[ "$P" = 1 ] || fail "node 3's second pool is $P, want 1"
-	tc_expect "ok=0 missing=3000" get "$srv" 1 3000 2
-	tc_expect "ok=0 missing=1000" get "$srv" 0 1000 2 1000
-	tc_expect "" flush "$srv" 1 3000
+	tc_expect "ok=0 missing=$((3 * u))" get "$srv" 1 $((3 * u)) 2
+	tc_expect "ok=0 missing=$u" get "$srv" 0 $u 2 $u
+	tc_expect "" flush "$srv" 1 $((3 * u))
 	tc_expect "" flushobj "$srv" 1 50
 	tc_expect "" destroy "$srv" 1
 	tc_expect "" get "$srv" 0 100 3
@@ -94,29 +95,29 @@ fi
 # Node 2.
 tc_pool "$srv" ephemeral
 E=$P
-tc_run put "$srv" "$E" 1000 5 0
-rA=$(tval pages_random) okA=$((1000 - $(tval pages_random)))
-tc_check "ok=$okA errors=$rA err_enomem=$rA" put "$srv" "$E" 1000 5 0
-tc_run put "$srv" "$E" 1000 5 1000
-rB=$(tval pages_random) okB=$((1000 - $(tval pages_random)))
-tc_check "ok=$okB errors=$rB err_enomem=$rB" put "$srv" "$E" 1000 5 1000
-x=$((okA + okB - 1000))
-[ $x -gt 0 ] && [ $x -lt $okA ] || fail "ephemeral pages $okA + $okB: this test needs 1000 < total < 1000 + $okA"
+tc_run put "$srv" "$E" $u 5 0
+rA=$(tval pages_random) okA=$((u - $(tval pages_random)))
+tc_check "ok=$okA errors=$rA err_enomem=$rA" put "$srv" "$E" $u 5 0
+tc_run put "$srv" "$E" $u 5 $u
+rB=$(tval pages_random) okB=$((u - $(tval pages_random)))
+tc_check "ok=$okB errors=$rB err_enomem=$rB" put "$srv" "$E" $u 5 $u
+x=$((okA + okB - u))
+[ $x -gt 0 ] && [ $x -lt $okA ] || fail "ephemeral pages $okA + $okB: this test needs $u < total < $u + $okA"
 ok "ephemeral pool $E: $okA + $okB pages stored (random ones refused)"
 
 tc_pool "$srv" persistent
 Q=$P
-tc_expect "" put "$srv" "$Q" 2000 2
-ok "persistent pool $Q: 2000 pages; at the quota they evicted $x ephemeral pages"
-tc_expect "ok=$((okA - x)) missing=$((rA + x)) missing_random=$rA" get "$srv" "$E" 1000 5 0
-tc_expect "ok=$okB missing=$rB missing_random=$rB" get "$srv" "$E" 1000 5 1000
-ok "the $x evicted were the oldest: pages 0..999 lost $x, pages 1000..1999 none"
+tc_expect "" put "$srv" "$Q" $((2 * u)) 2
+ok "persistent pool $Q: $((2 * u)) pages; at the quota they evicted $x ephemeral pages"
+tc_expect "ok=$((okA - x)) missing=$((rA + x)) missing_random=$rA" get "$srv" "$E" $u 5 0
+tc_expect "ok=$okB missing=$rB missing_random=$rB" get "$srv" "$E" $u 5 $u
+ok "the $x evicted were the oldest: pages 0..$((u - 1)) lost $x, pages $u..$((2 * u - 1)) none"
 
-tc_expect "" put "$srv" "$Q" 1000 2 2000
-tc_expect "ok=0 errors=1000 err_enomem=1000 first_status=-12" put "$srv" "$Q" 1000 2 3000
-tc_expect "" get "$srv" "$Q" 3000 2
-tc_expect "ok=0 missing=1000" get "$srv" "$Q" 1000 2 3000
-ok "persistent puts up to the quota ($quota) stored, past it -TMEM_ENOMEM; all 3000 pages back right"
+tc_expect "" put "$srv" "$Q" $u 2 $((2 * u))
+tc_expect "ok=0 errors=$u err_enomem=$u first_status=-12" put "$srv" "$Q" $u 2 $((3 * u))
+tc_expect "" get "$srv" "$Q" $((3 * u)) 2
+tc_expect "ok=0 missing=$u" get "$srv" "$Q" $u 2 $((3 * u))
+ok "persistent puts up to the quota ($quota) stored, past it -TMEM_ENOMEM; all $((3 * u)) pages back right"
 
 # Away for a few seconds, within the grace period.
 ramsterctl unconfigure || fail "ramsterctl unconfigure"
@@ -125,7 +126,7 @@ ramsterctl configure || fail "ramsterctl configure again"
 wait_state "$srv" up 60
 ok "back: r2net up with node $srv again"
 not_up_for 3 10 600
-tc_expect "" get "$srv" "$Q" 3000 2
-tc_expect "ok=0 missing=1000" get "$srv" "$Q" 1000 2 3000
-ok "after node 3 tried pool ids 0 and 1 and left: all 3000 of node 2's pages back right"
+tc_expect "" get "$srv" "$Q" $((3 * u)) 2
+tc_expect "ok=0 missing=$u" get "$srv" "$Q" $u 2 $((3 * u))
+ok "after node 3 tried pool ids 0 and 1 and left: all $((3 * u)) of node 2's pages back right"
 ramsterctl unconfigure || fail "ramsterctl unconfigure"

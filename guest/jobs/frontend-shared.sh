@@ -9,7 +9,7 @@
 # was refused once it had and that gets hit.
 #
 # First client (the lower number): mounts the volume read-write (a local
-# volume: only one node writes), writes files of twice its RAM, mounts
+# volume: only one node writes), writes files of 1.5 times its RAM, mounts
 # it again from a read-only device and reads them, every page checked;
 # the pages it evicts go to the shared pool.  Then it says so over TCP on
 # the cluster's bridge (busybox httpd, the other client polls it) and
@@ -26,7 +26,7 @@ idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 fe=/sys/kernel/debug/ramster_frontend
 auth=/sys/module/ramster_backend/parameters/shared_auth
 d=/mnt/shared
-files=8 pages=16384	# 8 x 64 MiB, twice a client's RAM
+files=6 pages=16384	# 6 x 64 MiB, 1.5 times a client's RAM
 reads=2			# files the second client reads: 128 MiB
 port=8077
 

@@ -11,15 +11,15 @@ drop() { sync; echo 1 > /proc/sys/vm/drop_caches; }
 same() { cmp "$1" "$2" || fail "$2 differs from its reference"; }
 
 for i in 1 2 3 4 5 6; do
-	dd if=/dev/urandom of=/tmp/ref$i bs=1M count=4 2>/dev/null
+	dd if=/dev/urandom of=/tmp/ref$i bs=1M count=2 2>/dev/null
 	cp /tmp/ref$i $d/f$i
 done
 drop
 for i in 1 2 3 4 5 6; do same /tmp/ref$i $d/f$i; done
 drop
-expect $probe/cc_puts -ge 6000
+expect $probe/cc_puts -ge 3000
 for i in 1 2 3 4 5 6; do same /tmp/ref$i $d/f$i; done
-expect $probe/cc_hits -ge 5000
+expect $probe/cc_hits -ge 2500
 
 # Overwrite the middle of f1 while cleancache holds its old pages.
 drop
@@ -36,8 +36,8 @@ truncate -s 100000 $d/f2
 truncate -s 100000 /tmp/ref2
 drop
 same /tmp/ref2 $d/f2
-truncate -s 4194304 $d/f2
-truncate -s 4194304 /tmp/ref2
+truncate -s 2097152 $d/f2
+truncate -s 2097152 /tmp/ref2
 drop
 same /tmp/ref2 $d/f2
 expect $probe/cc_invalidate_inode -gt "$inodes"
@@ -51,7 +51,7 @@ same /tmp/ref3 $d/f3.renamed
 same /tmp/ref4 $d/f4
 drop
 rm $d/f4
-dd if=/dev/urandom of=/tmp/ref4 bs=1M count=4 2>/dev/null
+dd if=/dev/urandom of=/tmp/ref4 bs=1M count=2 2>/dev/null
 cp /tmp/ref4 $d/f4
 drop
 same /tmp/ref4 $d/f4
@@ -60,7 +60,7 @@ same /tmp/ref4 $d/f4
 
 umount $d || fail "umount"
 expect $probe/cc_invalidate_fs -ge 1
-expect /sys/kernel/debug/cleancache/succ_gets -ge 5000
+expect /sys/kernel/debug/cleancache/succ_gets -ge 2500
 mount -t ext4 /dev/vdb $d || fail "remount"
 for i in 1 2 5 6; do same /tmp/ref$i $d/f$i; done
 same /tmp/ref3 $d/f3.renamed

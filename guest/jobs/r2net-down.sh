@@ -76,9 +76,9 @@ until up=$(events_last up $victim) && [ "${up:-0}" -gt "$down" ]; do
 done
 wait_state $victim up 10
 ok "node $victim back: 'up $victim' $((up - down)) ms after 'down $victim'"
-echo_ok sync $victim 4096 100
+echo_ok sync $victim 4096 40
 echo_ok page $victim 50
-echo_ok async $victim 64-4096 2000 64
+echo_ok async $victim 64-4096 500 64
 echo_ok sync "$other" 64 20
 
 for p in $peers; do

@@ -128,11 +128,11 @@ served_no_errors() {
 	done
 }
 
-# swapcheck_until PUTS SECS: start "swapcheck pressure 512 1" in the
+# swapcheck_until PUTS SECS [MIB]: start "swapcheck pressure MIB 1" (512) in the
 # background (its pid in $sc, its output in /run/sc.out) and wait until
 # the frontend's remote_puts reaches PUTS; fail after SECS or if it ends.
 swapcheck_until() {
-	swapcheck pressure 512 1 > /run/sc.out 2>&1 &
+	swapcheck pressure ${3:-512} 1 > /run/sc.out 2>&1 &
 	sc=$!
 	t=0
 	until [ "$(cat /sys/kernel/debug/ramster_frontend/remote_puts)" -ge $1 ]; do

@@ -2,11 +2,11 @@
 # The frontend keeps swap pages on a memory server, two clients at once:
 # on the default cluster each client (256 MiB of RAM, a swap disk) first
 # sees bad parameters refused with a message, then loads
-# ramster_frontend.ko and runs a verifying workload over 512 MiB through
+# ramster_frontend.ko and runs a verifying workload over 384 MiB through
 # it (every page read is checked whole), and sees most pages go to ms0
 # and come back from it; swapoff destroys its pool and the module
 # unloads.  ms0 keeps each one's pool apart and checks what its handlers
-# counted.  On the fast kernel: some 800 000 pages move.
+# counted.  On the fast kernel: some 500 000 pages move.
 set -eu
 . "$(dirname "$0")/../lib/guest.sh"
 fast_kernel

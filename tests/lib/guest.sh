@@ -13,7 +13,7 @@ tool=$top/tools/ramster-cluster/ramster-cluster
 kernel=$top/build/bzImage
 initrd=$top/build/initramfs.cpio.gz
 uri=${RAMSTER_LV_URI:-qemu:///system}
-job_timeout=${RAMSTER_JOB_TIMEOUT:-600}
+job_timeout=${RAMSTER_JOB_TIMEOUT:-1200}
 
 # default_cluster: print the path of a copy of the default cluster
 # renamed rmdefault, so that a demo cluster the user left running is not
