@@ -2,8 +2,9 @@
 # bench/swap.sh - one client's swapping workload, side by side: all in RAM
 # (a larger VM), swap to its virtio disk throttled like a cloud SSD volume,
 # the same disk unthrottled (the host's page cache), RAMster's frontend in
-# modes writethrough (window 32 and window 0) and none, zram, and zswap in
-# front of the throttled disk.
+# modes writethrough (window 32, whole pages, window 0) and none, swap to
+# an NVMe/TCP namespace in the memory server's RAM, zram, and zswap in
+# front of the throttled disk; and the network between the same guests.
 # Writes bench/results/swap.md, and swap-wall.png and swap-latency.png
 # beside it (gnuplot).
 #
@@ -19,7 +20,7 @@
 # a job did not finish.
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
 # (1), BENCH_RUNS (3), BENCH_CONFIGS
-# (disk+wt+wt0+none+zram+scan+scan-cc+zswap), BENCH_TIMEOUT
+# (disk+wt+wtraw+wt0+none+nvme+zram+scan+scan-cc+zswap), BENCH_TIMEOUT
 # (s per boot, 3600), BENCH_OUT (bench/results/swap.md).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +33,7 @@ bench_oom_ok=1	# zram may run out of room: the OOM killer's report is expected
 fast_kernel
 
 mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-3}
-configs=${BENCH_CONFIGS:-disk+wt+wt0+none+zram+scan+scan-cc+zswap}
+configs=${BENCH_CONFIGS:-disk+wt+wtraw+wt0+none+nvme+zram+scan+scan-cc+zswap}
 timeout=${BENCH_TIMEOUT:-3600}
 out=${BENCH_OUT:-$top/bench/results/swap.md}
 swapc=$top/bench/clusters/swap.cluster
@@ -80,12 +81,14 @@ collect() {
 		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
 	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
 		{ c = $3; sub("config=", "", c) }
-		c == "wt" || c == "wt0" || c == "wtpf0" || c == "none" || c == "scan-cc" { $0 = $0 " " s[++n] }
+		c == "wt" || c == "wtraw" || c == "wt0" || c == "wtpf0" || c == "none" || c == "nvme" || c == "scan-cc" { $0 = $0 " " s[++n] }
 		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n "s/^RAMSTER-RESULT BENCH probe=r2net /run=$1 /p" >> "$state/probe.txt"
+	tr -d '\r' < "$state/$client.results.log" |
+		sed -n "s/^RAMSTER-RESULT BENCH probe=tcp /run=$1 /p" >> "$state/probe.txt"
 }
 
 mkdir -p "$state" "$(dirname "$out")"
@@ -125,12 +128,15 @@ info=$(cat "$state/info.txt")
 	echo "disk), window 32 stores in flight; wt0 = window 0 (each store waits for the"
 	echo "server); wtpf0 = wt with swap_prefetch 0 (each load waits for its page"
 	echo "alone; wt fetches the next 16 pages of in-order loads ahead); none = the"
-	echo "server has the only copy.  zram: LZO, in the client's"
-	echo "RAM; zswap: LZO and zbud, 20% of RAM, in front of the throttled disk."
-	echo "Median of $runs run(s)."
+	echo "server has the only copy.  Pages travel LZO-compressed (compress=1), except"
+	echo "in wtraw (compress=0: whole 4 KiB pages each way).  nvme: swap to an NVMe/TCP"
+	echo "namespace the memory server exports from its RAM (nvmet-tcp, a file in tmpfs)"
+	echo "over the same virtio-net, the peer a user would pick instead.  zram: LZO, in"
+	echo "the client's RAM; zswap: LZO and zbud, 20% of RAM, in front of the throttled"
+	echo "disk.  Median of $runs run(s)."
 	echo
-	echo "| config | wall s | / ram | random phase s | final check s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | store peak pages | pages / frame | store MiB | CPU busy %, client / server |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| config | wall s | / ram | random phase s | final check s | swap-ins | swap-in p50 us | p99 us | stored pages/s | loaded pages/s | store peak pages | pages / frame | store MiB | CPU busy %, client / server | wire B / page | CPU us / page, client / server |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	awk '
 	function med(c, k,   n, i, j, t, a) {
 		n = 0
@@ -150,9 +156,17 @@ info=$(cat "$state/info.txt")
 		for (k in f) v[c, r, k] = f[k]
 		if (f["oom"]) noom[c]++
 		s = f["total_ms"] / 1000
+		st = f["fs_stores"] ? f["fs_stores"] : f["disk_out"]
+		ld = f["fs_loads"] + f["disk_in"]
 		if (s > 0) {
-			v[c, r, "stored"] = (f["fs_stores"] ? f["fs_stores"] : f["disk_out"]) / s
-			v[c, r, "loaded"] = (f["fs_loads"] + f["disk_in"]) / s
+			v[c, r, "stored"] = st / s
+			v[c, r, "loaded"] = ld / s
+		}
+		# Per page moved: USER_HZ is 100, a jiffy 10 000 us.
+		if (st + ld > 0) {
+			v[c, r, "wire_pp"] = f["wire_bytes"] / (st + ld)
+			v[c, r, "cus_pp"] = f["busy_ticks"] * 10000 / (st + ld)
+			v[c, r, "sus_pp"] = f["srv_busy_ticks"] * 10000 / (st + ld)
 		}
 		split("", f)
 	}
@@ -161,14 +175,16 @@ info=$(cat "$state/info.txt")
 		for (i = 1; i <= nc; i++) {
 			c = order[i]
 			if (noom[c] == nrun[c]) {
-				printf "| %s | out of room: the OOM killer ended the workload (%d of %d runs) |||||||||||||\n",
+				printf "| %s | out of room: the OOM killer ended the workload (%d of %d runs) |||||||||||||||\n",
 					c, noom[c], nrun[c]
 				continue
 			}
 			pk = med(c, "peak_pages"); fr = med(c, "peak_frames")
 			cpu = nrun[c] && v[c, 1, "cpu_busy_pct"] != "" ? med(c, "cpu_busy_pct") : "-"
 			if (v[c, 1, "srv_cpu_busy_pct"] != "") cpu = cpu " / " med(c, "srv_cpu_busy_pct")
-			printf "| %s%s | %.1f | %.2f | %.1f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n",
+			wire = v[c, 1, "wire_pp"] != "" ? sprintf("%d", med(c, "wire_pp")) : "-"
+			us = v[c, 1, "cus_pp"] != "" ? sprintf("%d / %d", med(c, "cus_pp"), med(c, "sus_pp")) : "-"
+			printf "| %s%s | %.1f | %.2f | %.1f | %.1f | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n",
 				c, noom[c] ? sprintf(" (OOM in %d of %d runs)", noom[c], nrun[c]) : "",
 				med(c, "total_ms") / 1000,
 				base ? med(c, "total_ms") / base : 0,
@@ -177,7 +193,7 @@ info=$(cat "$state/info.txt")
 				med(c, "p50_us"), med(c, "p99_us"),
 				med(c, "stored"), med(c, "loaded"),
 				pk ? pk : "-", fr ? sprintf("%.2f", pk / fr) : "-",
-				fr ? sprintf("%.1f", fr * 4 / 1024) : "-", cpu
+				fr ? sprintf("%.1f", fr * 4 / 1024) : "-", cpu, wire, us
 		}
 	}' "$raw"
 	echo
@@ -189,6 +205,9 @@ info=$(cat "$state/info.txt")
 	echo "the memory server's for RAMster, the client's own for zram and zswap."
 	echo "CPU busy: the share of the client's vCPU time (user, system, irq) while"
 	echo "the workload ran, and of the server's while it held the client's pages."
+	echo "Per page moved (stored plus loaded): the bytes through the client's network"
+	echo "interface both ways (frames, headers, acks), and the CPU time each guest was"
+	echo "busy while the workload ran (the server's read from its /proc/stat)."
 	echo
 	echo "## File scan: the second read with and without cleancache"
 	echo
@@ -252,6 +271,12 @@ info=$(cat "$state/info.txt")
 			printf "- r2net echo of a page: %d us p50, %d us p99\n",
 				med(p, np["echo_page_p50_us"], "echo_page_p50_us"),
 				med(p, np["echo_page_p99_us"], "echo_page_p99_us")
+			if (np["rtt4k_p50_us"]) {
+				printf "- the network's limit: plain TCP 4 KiB round trip %d us p50\n",
+					med(p, np["rtt4k_p50_us"], "rtt4k_p50_us")
+				m = med(p, np["echo64k_w16_msgs_per_s"], "echo64k_w16_msgs_per_s")
+				printf "- the network's limit: plain TCP 64 KiB echoes, 16 in flight: %d a second, %d pages a second each way\n", m, m * 16
+			}
 		}' "$state/probe.txt" "$raw" | sort
 	echo
 	echo "Raw lines (one per configuration and run):"

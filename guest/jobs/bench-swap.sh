@@ -5,9 +5,12 @@
 #   ram   no swap at all (the bench boots a VM large enough for MIB)
 #   disk  swap to the virtio disk /dev/vda
 #   wt    ramster_frontend mode=writethrough (window 32)
+#   wtraw wt with compress=0: whole 4 KiB pages each way
 #   wt0   the same with window=0: every store waits for the server
 #   wtpf0 wt with swap_prefetch=0: each load waits for its page alone
 #   none  mode=none: the server holds the only copy
+#   nvme  swap to an NVMe/TCP namespace the memory server exports from
+#         its RAM (nvmet-tcp, a file in tmpfs), over the same virtio-net
 #   zram  swap to /dev/zram0 (LZO, twice MIB big) in this guest's RAM
 #   zswap zswap (LZO, zbud, 20% of RAM) in front of /dev/vda; last,
 #         as zswap keeps the frontswap slot once it has it
@@ -22,8 +25,14 @@
 # out of room the OOM killer ends swapcheck: that is reported (oom=1);
 # any other failure fails the job.
 #
+# For each, also what crossed the client's network interface and the CPU
+# time both guests were busy (the server's /proc/stat, read through nc),
+# to be divided by the pages moved.
+#
 # After them, r2net's echo of nothing and of a page to the server, the
-# network's share of a get ("BENCH probe=r2net").
+# network's share of a get ("BENCH probe=r2net"), and the network's limit
+# between the same two guests: plain TCP's 4 KiB round trip and 64 KiB
+# echoes with 16 in flight (tcpping; "BENCH probe=tcp").
 #
 # The memory server serves, and after each pool of the client is gone
 # (stored_pages back to 0) reports "BENCH server=N" with the most pages,
@@ -33,6 +42,7 @@
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
+tport=7778 sport=7779 nqn=nqn.2026-12.org.ramster:bench
 fe=/sys/kernel/debug/ramster_frontend
 fs=/sys/kernel/debug/frontswap
 be=/sys/kernel/debug/ramster_backend
@@ -54,14 +64,14 @@ done
 configs=$(echo "$configs" | tr + ' ')
 for c in $configs; do
 	case $c in
-	ram|disk|wt|wt0|wtpf0|none|zram|zswap|scan|scan-cc) ;;
-	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wt0 wtpf0 none zram zswap scan scan-cc)" ;;
+	ram|disk|wt|wtraw|wt0|wtpf0|none|nvme|zram|zswap|scan|scan-cc) ;;
+	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wtraw wt0 wtpf0 none nvme zram zswap scan scan-cc)" ;;
 	esac
 done
 case "$configs " in
 *"zswap "?*) fail "ramster.bench: zswap must come last: it keeps the frontswap slot" ;;
-*"scan-cc "*" wt "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*)
-	fail "ramster.bench: scan-cc must come after wt, wt0, wtpf0 and none: cleancache keeps the frontend loaded" ;;
+*"scan-cc "*" wt "*|*"scan-cc "*" wtraw "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*)
+	fail "ramster.bench: scan-cc must come after wt, wtraw, wt0, wtpf0 and none: cleancache keeps the frontend loaded" ;;
 *"scan-cc "*"scan "*)
 	fail "ramster.bench: scan must come before scan-cc: cleancache keeps the frontend loaded" ;;
 esac
@@ -80,13 +90,51 @@ cpu_pct() {
 		"${pre}cpu_iowait_pct=$((($5 - $2) * 100 / ($6 - $3 + 1)))"
 }
 
-# watch_store: report the store's peak, and how busy this guest was,
-# each time it empties again.
+# node_ip NUM: node NUM's address in /etc/ramster.conf.
+node_ip() {
+	awk -v n="$1" '/^node:/ { num = ""; ip = ""; next }
+		$1 == "number" { num = $3 } $1 == "ip_address" { ip = $3 }
+		num == n && ip != "" { print ip; exit }' /etc/ramster.conf
+}
+
+# nvme_export ADDR: a namespace of 1 GiB, a sparse file in tmpfs, served
+# by nvmet-tcp on ADDR:4420 to any host.
+nvme_export() {
+	n=/sys/kernel/config/nvmet
+	[ -d $n ] || fail "no $n: the kernel has no NVMe target"
+	mkdir -p /nvme && mount -t tmpfs -o size=1088m tmpfs /nvme &&
+		truncate -s 1024M /nvme/ns1 || fail "nvme: no file in tmpfs"
+	mkdir $n/subsystems/$nqn $n/subsystems/$nqn/namespaces/1 \
+		$n/ports/1 || fail "nvme: cannot make the subsystem"
+	echo 1 > $n/subsystems/$nqn/attr_allow_any_host
+	# tmpfs has no O_DIRECT in 6.1: the namespace uses the page cache.
+	echo 1 > $n/subsystems/$nqn/namespaces/1/buffered_io
+	echo -n /nvme/ns1 > $n/subsystems/$nqn/namespaces/1/device_path &&
+		echo 1 > $n/subsystems/$nqn/namespaces/1/enable ||
+		fail "nvme: the namespace would not enable"
+	echo ipv4 > $n/ports/1/addr_adrfam
+	echo tcp > $n/ports/1/addr_trtype
+	echo "$1" > $n/ports/1/addr_traddr
+	echo 4420 > $n/ports/1/addr_trsvcid
+	ln -s $n/subsystems/$nqn $n/ports/1/subsystems/$nqn ||
+		fail "nvme: cannot open port 4420 on $1"
+	ok "nvme: $nqn served on $1:4420 from a 1 GiB file in tmpfs"
+}
+
+# nvme_pages: pages the namespace's file holds (the client discards the
+# namespace after its swapoff).
+nvme_pages() {
+	[ -e /nvme/ns1 ] && echo $(( $(stat -c %b /nvme/ns1) / 8 )) || echo 0
+}
+
+# watch_store: report the store's peak (and the NVMe namespace's), and
+# how busy this guest was, each time it empties again.
 watch_store() {
 	n=0 pp=0 pb=0 pf=0
 	while :; do
-		p=$(cat $be/stored_pages) b=$(cat $be/compressed_bytes)
-		f=$(cat $be/pool_pages)
+		v=$(nvme_pages)
+		p=$(($(cat $be/stored_pages) + v)) b=$(cat $be/compressed_bytes)
+		f=$(($(cat $be/pool_pages) + v))
 		[ "$p" -gt 0 ] && [ $pp = 0 ] && t0=$(cpu_ticks)
 		[ "$p" -gt $pp ] && pp=$p
 		[ "$b" -gt $pb ] && pb=$b
@@ -102,6 +150,16 @@ watch_store() {
 
 if [ "$RAMSTER_ROLE" = memory-server ]; then
 	r2net_up
+	ip=$(node_ip "$RAMSTER_NUMBER")
+	[ -n "$ip" ] || fail "no address for node $RAMSTER_NUMBER in /etc/ramster.conf"
+	# The network's limit, and this node's CPU time, for the client.
+	tcpping server -q "$ip:$tport" &
+	printf '#!/bin/sh\ncat /proc/stat\n' > /run/stat
+	chmod +x /run/stat
+	nc -ll -p $sport -e /run/stat &
+	case " $configs " in
+	*" nvme "*) nvme_export "$ip" ;;
+	esac
 	serve_start
 	watch_store &
 	w=$!
@@ -112,12 +170,34 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	exit 0
 fi
 
+# With a memory server: its number and address.
+srv= sip=
 case " $configs " in
-*" wt "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" scan-cc "*)
+*" wt "*|*" wtraw "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" nvme "*|*" scan-cc "*)
 	r2net_up
 	srv=$(memory_server)
-	[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf" ;;
+	[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
+	sip=$(node_ip "$srv") ;;
 esac
+# srv_ticks: the memory server's busy jiffies (through nc, see above),
+# or 0 with none.
+srv_ticks() {
+	[ -n "$sip" ] || { echo 0; return; }
+	nc -w 10 "$sip" $sport < /dev/null |
+		awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; f = 1 }
+			END { if (!f) print 0 }'
+}
+# wire: bytes through the client's eth0, both ways.
+wire() {
+	echo $(( $(cat /sys/class/net/eth0/statistics/tx_bytes) +
+		$(cat /sys/class/net/eth0/statistics/rx_bytes) ))
+}
+t=0
+until [ -z "$sip" ] || [ "$(srv_ticks)" != 0 ]; do
+	t=$((t + 1))
+	[ $t -le 60 ] || fail "no /proc/stat from $sip:$sport after 60 s"
+	sleep 1
+done
 echo 0 > /proc/sys/vm/page-cluster
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 c() { cat $fe/$1 2>/dev/null || echo 0; }
@@ -154,6 +234,7 @@ setup() {
 	case $1 in
 	ram) dev= ;;
 	wt) args="mode=writethrough" ;;
+	wtraw) args="mode=writethrough compress=0" ;;
 	wt0) args="mode=writethrough window=0" ;;
 	wtpf0) args="mode=writethrough swap_prefetch=0" ;;
 	none) args="mode=none" ;;
@@ -164,6 +245,18 @@ setup() {
 		mkswap $dev >/dev/null && swapon $dev || fail "swapon $dev"
 		peaks zram_now &
 		sampler=$!
+		return ;;
+	nvme)
+		echo "transport=tcp,traddr=$sip,trsvcid=4420,nqn=$nqn" > /dev/nvme-fabrics ||
+			fail "nvme: cannot connect to $sip:4420"
+		t=0
+		until [ -b /dev/nvme0n1 ]; do
+			t=$((t + 1))
+			[ $t -le 30 ] || fail "nvme: no /dev/nvme0n1 after 30 s"
+			sleep 1
+		done
+		dev=/dev/nvme0n1
+		mkswap $dev >/dev/null && swapon $dev || fail "swapon $dev"
 		return ;;
 	esac
 	[ -n "$dev" ] || return 0
@@ -192,6 +285,12 @@ teardown() {
 	case $1 in
 	zram) echo 1 > /sys/block/zram0/reset ;;
 	zswap) echo 0 > /sys/module/zswap/parameters/enabled ;;
+	nvme)
+		# The server's file gives its pages back, so its peak ends.
+		blkdiscard $dev || fail "blkdiscard $dev"
+		echo 1 > /sys/class/nvme/nvme0/delete_controller ||
+			fail "nvme: cannot disconnect"
+		sleep 3 ;;
 	esac
 	[ -n "$args" ] || return 0
 	echo 1 > $fe/unregister
@@ -254,9 +353,12 @@ for cfg in $configs; do
 	setup $cfg
 	out=$(vmstat pswpout) in=$(vmstat pswpin) loads=$(cat $fs/loads)
 	stores=$(cat $fs/succ_stores)
-	oom=0 rc=0 t0=$(cpu_ticks)
+	oom=0 rc=0 t0=$(cpu_ticks) w0=$(wire) s0=$(srv_ticks)
 	swapcheck timed $mib $rounds > /run/sc.out 2>&1 || rc=$?
 	cpu=$(cpu_pct "" "$t0")
+	set -- $t0
+	cpu="$cpu wire_bytes=$(($(wire) - w0)) srv_busy_ticks=$(($(srv_ticks) - s0))"
+	cpu="$cpu busy_ticks=$(($(cpu_ticks | cut -d' ' -f1) - $1))"
 	if [ $rc != 0 ]; then
 		# Only a store that ran out of room may end the workload.
 		[ $rc = 137 ] && dmesg | grep -q "Killed process [0-9]* (swapcheck)" ||
@@ -283,14 +385,21 @@ for cfg in $configs; do
 		ok "$cfg: $(head -n 1 /run/sc.out)"
 	fi
 done
+[ -n "$srv" ] || exit 0
 # Where a get's time goes: the same path with no tmem work, r2net's echo
 # of nothing and of a page to the memory server and back (r2echo.ko).
-case " $configs " in
-*" wt "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" scan-cc "*)
-	echo_ok sync "$srv" 0 1000
-	e0=$(val lat_p50_us)
-	echo_ok page "$srv" 1000
-	result "BENCH probe=r2net echo0_p50_us=$e0 echo_page_p50_us=$(val lat_p50_us)" \
-		"echo_page_p99_us=$(val lat_p99_us)"
-	ramsterctl unconfigure || fail "ramsterctl unconfigure" ;;
-esac
+echo_ok sync "$srv" 0 1000
+e0=$(val lat_p50_us)
+echo_ok page "$srv" 1000
+result "BENCH probe=r2net echo0_p50_us=$e0 echo_page_p50_us=$(val lat_p50_us)" \
+	"echo_page_p99_us=$(val lat_p99_us)"
+# The network's limit between the same two guests: plain TCP.
+tcpping client -T 30000 -l 4096 -n 1000 -w 0 "$sip:$tport" > /run/tcp.out 2>&1 ||
+	fail "tcpping 4 KiB round trips: $(tail -n 2 /run/tcp.out)"
+rtt=$(awk '$1 == "sync_lat_p50_us" { print $2 }' /run/tcp.out)
+tcpping client -T 30000 -n 0 -s 65536 -w 16 -m 2000 "$sip:$tport" > /run/tcp.out 2>&1 ||
+	fail "tcpping 64 KiB echoes: $(tail -n 2 /run/tcp.out)"
+mps=$(awk '$1 == "tput_msgs_per_s" { print $2 }' /run/tcp.out)
+result "BENCH probe=tcp rtt4k_p50_us=$rtt echo64k_w16_msgs_per_s=$mps"
+ok "the network: 4 KiB round trip $rtt us p50; 64 KiB echoes, 16 in flight: $mps a second"
+ramsterctl unconfigure || fail "ramsterctl unconfigure"
