@@ -1,7 +1,8 @@
 #!/bin/bash
 # r2net sees a node die and come back: once r1 and r2 report all pairs up,
 # r3's domain is destroyed; r1 and r2 must see it down within
-# idle_timeout_ms + 1 s of its last echo and keep echoing to each other;
+# idle_timeout_ms + 1 s of its last echo (plus the longest stall of
+# their vCPU, measured) and keep echoing to each other;
 # then r3 is started again, boots its job again, and both see it up and
 # echo to it.  The guests measure and report the times.
 set -eu
