@@ -72,7 +72,6 @@ static const u64 obj_oid[NR_OBJS][2] = {
 	{ 0xfeed0000f00dULL, 1 },
 };
 
-static __thread u64 fill_buf[PAGE_WORDS];
 static __thread u64 want_buf[PAGE_WORDS];
 
 static struct page *dst;		/* the main thread's takes */
@@ -222,17 +221,15 @@ static void answer(struct rf_pf_entry *e, int pool,
 		   const struct tmem_handle *h, u32 ver)
 {
 	pending_del(e);
-	pattern(fill_buf, pool, h, ver);
-	rf_cc_pf_fill(e, fill_buf);
-	/* the entry must have its own copy */
-	memset(fill_buf, 0xee, sizeof(fill_buf));
+	pattern(page_address(rf_cc_pf_page(e)), pool, h, ver);
+	rf_cc_pf_fill(e, true);
 }
 
 /* The answer to e's GET: no page (a miss, or a failure). */
 static void miss(struct rf_pf_entry *e)
 {
 	pending_del(e);
-	rf_cc_pf_fill(e, NULL);
+	rf_cc_pf_fill(e, false);
 }
 
 static void clean_after(const char *what)
@@ -416,7 +413,7 @@ static bool all_free(unsigned int n)
 	CHECK(unused() == u, "%lld pages dropped to make room, none expected",
 	      (long long)(unused() - u));
 	for (i = 0; i < got; i++)
-		rf_cc_pf_fill(e[i], NULL);
+		rf_cc_pf_fill(e[i], false);
 	free(e);
 	return test_failures == failed;
 }
@@ -1493,8 +1490,9 @@ static void *answerer_run(void *arg)
 		pthread_mutex_unlock(&ans.lock);
 		usleep(j.ver % 8 * 5);
 		if (j.hit)
-			pattern(fill_buf, j.pool, &j.h, j.ver);
-		rf_cc_pf_fill(j.e, j.hit ? fill_buf : NULL);
+			pattern(page_address(rf_cc_pf_page(j.e)), j.pool,
+				&j.h, j.ver);
+		rf_cc_pf_fill(j.e, j.hit);
 	}
 }
 
