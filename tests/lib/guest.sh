@@ -134,7 +134,15 @@ run_cluster()
 	chmod 755 /var/lib/ramster /var/lib/ramster/tests "$state"
 	rm -f "$state"/*.log
 
-	trap '"$tool" -c "$file" -s "$state" -u "$uri" down >/dev/null 2>&1' EXIT
+	# A run killed before its own cleanup (a CI timeout) leaves its
+	# domains defined; they are this test's own, named for its cluster.
+	if virsh -c "$uri" net-info "$name-net" >/dev/null 2>&1 ||
+	   virsh -c "$uri" list --all --name | grep -q "^$name-"; then
+		echo "cluster $name is left from an earlier run: taking it down"
+		"$tool" -c "$file" -s "$state" -u "$uri" down >/dev/null 2>&1 || true
+	fi
+	# The trap runs after this function returned: it takes its values now.
+	trap "$(printf '%q ' "$tool" -c "$file" -s "$state" -u "$uri") down >/dev/null 2>&1" EXIT
 	"$tool" -c "$file" -s "$state" -u "$uri" -k "$kernel" -i "$initrd" "$@" up ||
 		return 1
 	# A test may act on the running cluster: cluster_hook FILE STATE NAME.
