@@ -40,13 +40,12 @@
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
 #include <linux/workqueue.h>
-#include <asm/unaligned.h>
 
 #include "r2net.h"
 #include "ramster_frontend.h"
+#include "tmem_client.h"
 #include "zpage.h"
 
-#define RF_KEY		0	/* the memory server's handlers */
 #define RF_CC_POOLS	16	/* filesystems at once */
 #define RF_CC_OPS_MIN	64	/* queued flushes that need no allocation */
 
@@ -189,17 +188,13 @@ static int rf_cc_send_put(struct rf_cc_op *op)
 
 static void rf_cc_send(struct rf_cc_op *op)
 {
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	int err;
 
-	if (op->slot) {
+	if (op->slot)
 		err = rf_cc_send_put(op);
-	} else {
-		tmem_handle_to_le(&w, &op->h);
-		err = r2net_send_async(rf_target, op->msg, RF_KEY, &vec, 1,
-				       rf_timeout_ms, rf_cc_done, op);
-	}
+	else
+		err = rf_tmem_async(rf_target, op->msg, &op->h, rf_cc_done,
+				    op);
 	if (err)
 		rf_cc_done(op, err, 0, NULL, 0);
 }
@@ -236,40 +231,13 @@ static void rf_cc_queue_op(struct rf_cc_op *op)
 /* Returns the server's pool id or a negative errno. */
 static int rf_cc_new_pool(bool shared, const uuid_t *uuid)
 {
-	struct r2net_tmem_new_pool np = {
-		.flags = tmem_pool_flags(false, shared),
-	};
-	struct r2net_tmem_new_pool_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct r2net_reply reply = { };
-	int err;
-
-	if (shared) {
-		np.uuid[0] = get_unaligned_le64(&uuid->b[0]);
-		np.uuid[1] = get_unaligned_le64(&uuid->b[8]);
-	}
-	r2net_tmem_new_pool_encode(&w, &np);
-	err = r2net_send_sync(rf_target, R2NET_MSG_TMEM_NEW_POOL, RF_KEY, &vec,
-			      1, &reply, rf_timeout_ms);
-	if (err)
-		return err;
-	if (reply.status < 0)
-		return reply.status;
-	if (reply.status >= TMEM_MAX_POOLS_PER_CLIENT)
-		return -EPROTO;
-	return reply.status;
+	return rf_tmem_new_pool(rf_target, false, shared ? uuid : NULL, NULL);
 }
 
 static void rf_cc_destroy_pool(int server_id)
 {
-	struct r2net_tmem_pool_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct r2net_reply reply = { };
-
-	r2net_tmem_pool_encode(&w, server_id);
 	/* Gone with the server, or freed when this node goes: either way. */
-	r2net_send_sync(rf_target, R2NET_MSG_TMEM_DESTROY_POOL, RF_KEY, &vec, 1,
-			&reply, rf_timeout_ms);
+	rf_tmem_destroy_pool(rf_target, server_id, NULL);
 }
 
 /*
@@ -429,7 +397,7 @@ static void rf_cc_fetch_done(void *arg, int err, s32 status,
 {
 	struct rf_pf_entry *e = arg;
 	const struct tmem_handle *want;
-	int pool;
+	int pool, got;
 
 	want = rf_cc_pf_handle(e, &pool);
 	if (err) {
@@ -438,14 +406,15 @@ static void rf_cc_fetch_done(void *arg, int err, s32 status,
 		rf_cc_pf_fill(e, false);
 		return;
 	}
+	got = rf_tmem_get_result(status, len);
 	/* A miss: the entry left the index when its GET was sent. */
-	if (status == 0 && len == 0) {
+	if (!got) {
 		rf_cc_pf_fill(e, false);
 		return;
 	}
-	if (status == -TMEM_ENODEV)
+	if (got == -ENODEV)
 		rf_cc_stale(pool);
-	if (status != 1 || rf_zpage_unpack(data, len, want, rf_cc_pf_page(e))) {
+	if (got < 0 || rf_zpage_unpack(data, len, want, rf_cc_pf_page(e))) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_pf_fill(e, false);
 		return;
@@ -456,14 +425,11 @@ static void rf_cc_fetch_done(void *arg, int err, s32 status,
 /* Under rf_cc_mutex, with the queue drained. */
 static void rf_cc_fetch(struct rf_pf_entry *e)
 {
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	int err;
 
-	tmem_handle_to_le(&w, rf_cc_pf_handle(e, NULL));
 	atomic64_inc(&rf_stats.cc_gets);
-	err = r2net_send_async(rf_target, rf_zpage_get_msg(), RF_KEY, &vec, 1,
-			       rf_timeout_ms, rf_cc_fetch_done, e);
+	err = rf_tmem_async(rf_target, rf_zpage_get_msg(),
+			    rf_cc_pf_handle(e, NULL), rf_cc_fetch_done, e);
 	if (err)
 		rf_cc_fetch_done(e, err, 0, NULL, 0);
 }
@@ -546,11 +512,9 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 {
 	struct r2net_reply reply = { };
 	struct tmem_handle want;
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	unsigned int gen, gen2;
 	bool shared;
-	int id, err, ret = -1;
+	int id, err, got, ret = -1;
 
 	if (!rf_cc_pool_ok(pool) || index > U32_MAX)
 		return -1;
@@ -576,7 +540,6 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	mutex_lock(&rf_cc_mutex);
 	rf_cc_drain_locked();
 	mutex_unlock(&rf_cc_mutex);
-	tmem_handle_to_le(&w, &want);
 	reply.buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_NOIO | __GFP_NOWARN);
 	if (!reply.buf) {
 		atomic64_inc(&rf_stats.cc_get_failures);
@@ -584,21 +547,21 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	}
 	reply.buf_len = R2NET_MAX_PAYLOAD;
 	atomic64_inc(&rf_stats.cc_gets);
-	err = r2net_send_sync(rf_target, rf_zpage_get_msg(), RF_KEY, &vec, 1,
-			      &reply, rf_timeout_ms);
+	err = rf_tmem_sync(rf_target, rf_zpage_get_msg(), &want, &reply, NULL);
 	if (err) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_stale(pool);
 		goto out;
 	}
-	if (reply.status == 0 && reply.len == 0) {
+	got = rf_tmem_get_result(reply.status, reply.len);
+	if (!got) {
 		rf_cc_index_del(pool, &want);
 		atomic64_inc(&rf_stats.cc_get_misses);
 		goto out;
 	}
-	if (reply.status == -TMEM_ENODEV)
+	if (got == -ENODEV)
 		rf_cc_stale(pool);
-	if (reply.status != 1) {
+	if (got < 0) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		goto out;
 	}

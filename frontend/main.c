@@ -180,22 +180,20 @@ static int rf_counter_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(rf_counter_fops, rf_counter_get, NULL, "%lld\n");
 
 static void rf_rtt_line(struct seq_file *m, const char *name,
-			atomic64_t *total, atomic64_t *max, atomic64_t *n)
+			struct rf_rtt *rtt)
 {
-	u64 samples = atomic64_read(n);
+	u64 samples = atomic64_read(&rtt->samples);
+	u64 total = atomic64_read(&rtt->us_total);
 
 	seq_printf(m, "%s samples %llu avg_us %llu max_us %lld\n", name,
-		   samples,
-		   samples ? div64_u64(atomic64_read(total), samples) : 0,
-		   atomic64_read(max));
+		   samples, samples ? div64_u64(total, samples) : 0,
+		   atomic64_read(&rtt->us_max));
 }
 
 static int rf_rtt_show(struct seq_file *m, void *v)
 {
-	rf_rtt_line(m, "put", &rf_stats.put_rtt_us_total,
-		    &rf_stats.put_rtt_us_max, &rf_stats.put_rtt_samples);
-	rf_rtt_line(m, "get", &rf_stats.get_rtt_us_total,
-		    &rf_stats.get_rtt_us_max, &rf_stats.get_rtt_samples);
+	rf_rtt_line(m, "put", &rf_stats.put_rtt);
+	rf_rtt_line(m, "get", &rf_stats.get_rtt);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rf_rtt);
@@ -253,8 +251,8 @@ static void rf_debugfs_init(void)
 		{ "zpage_bytes_out", &rf_stats.zpage_bytes_out },
 		{ "zpage_bytes_in", &rf_stats.zpage_bytes_in },
 		{ "zpage_unpack_errors", &rf_stats.zpage_unpack_errors },
-		{ "put_rtt_us_max", &rf_stats.put_rtt_us_max },
-		{ "get_rtt_us_max", &rf_stats.get_rtt_us_max },
+		{ "put_rtt_us_max", &rf_stats.put_rtt.us_max },
+		{ "get_rtt_us_max", &rf_stats.get_rtt.us_max },
 	};
 	int i;
 

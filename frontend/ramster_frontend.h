@@ -33,6 +33,13 @@ extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
 extern unsigned int rf_swap_prefetch;	/* swap gets sent ahead */
 
+/* Round trips of one kind of request (tmem_client.c: rf_rtt_add()). */
+struct rf_rtt {
+	atomic64_t us_total;
+	atomic64_t us_max;
+	atomic64_t samples;
+};
+
 /* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
 struct rf_stats {
 	atomic64_t remote_puts;		/* pages the server accepted */
@@ -84,12 +91,8 @@ struct rf_stats {
 	atomic64_t zpage_bytes_out;	/* data bytes of the pages packed */
 	atomic64_t zpage_bytes_in;	/* data bytes of the pages unpacked */
 	atomic64_t zpage_unpack_errors;	/* LZO from the server that did not */
-	atomic64_t put_rtt_us_total;
-	atomic64_t put_rtt_us_max;
-	atomic64_t put_rtt_samples;
-	atomic64_t get_rtt_us_total;
-	atomic64_t get_rtt_us_max;
-	atomic64_t get_rtt_samples;
+	struct rf_rtt put_rtt;		/* PUTs that got a reply */
+	struct rf_rtt get_rtt;		/* GETs that got a reply */
 };
 
 extern struct rf_stats rf_stats;

@@ -64,9 +64,9 @@
 
 #include "r2net.h"
 #include "ramster_frontend.h"
+#include "tmem_client.h"
 #include "zpage.h"
 
-#define RF_KEY			0	/* the memory server's handlers */
 #define RF_SWIZ_BITS		4
 #define RF_SWIZ_MASK		((1u << RF_SWIZ_BITS) - 1)
 #define RF_POOL_RETRY_MS	1000
@@ -161,34 +161,6 @@ static bool rf_handle(struct tmem_handle *h, int pool, unsigned int type,
 	return true;
 }
 
-static void rf_rtt(atomic64_t *total, atomic64_t *max, atomic64_t *n,
-		   ktime_t t0)
-{
-	s64 us = ktime_us_delta(ktime_get(), t0);
-	s64 old = atomic64_read(max), prev;
-
-	atomic64_add(us, total);
-	atomic64_inc(n);
-	while (us > old) {
-		prev = atomic64_cmpxchg(max, old, us);
-		if (prev == old)
-			break;
-		old = prev;
-	}
-}
-
-static int rf_send_sync(int r, u16 msg, const struct kvec *vec, size_t nvec,
-			struct r2net_reply *reply)
-{
-	int err;
-
-	atomic64_inc(&rf_stats.remote_in_flight);
-	err = r2net_send_sync(rf_node(r), msg, RF_KEY, vec, nvec, reply,
-			      rf_timeout_ms);
-	atomic64_dec(&rf_stats.remote_in_flight);
-	return err;
-}
-
 /* ---- queued flushes ---- */
 
 static void rf_async_put(void)
@@ -209,14 +181,10 @@ static void rf_flush_done(void *arg, int err, s32 status, const void *data,
 
 static void rf_flush_send(const struct rf_flush *f)
 {
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	int err;
 
-	tmem_handle_to_le(&w, &f->h);
 	atomic_inc(&rf_async_in_flight);
-	err = r2net_send_async(rf_node(f->r), f->msg, RF_KEY, &vec, 1,
-			       rf_timeout_ms, rf_flush_done, NULL);
+	err = rf_tmem_async(rf_node(f->r), f->msg, &f->h, rf_flush_done, NULL);
 	if (err) {
 		/*
 		 * Not sent (no connection, most likely).  The server keeps a
@@ -283,69 +251,33 @@ static void rf_flush_queue(int r, u16 msg, const struct tmem_handle *h,
 
 /* ---- pools ---- */
 
-/* Returns the new pool's id or a negative errno. */
-static int rf_new_pool(int r)
-{
-	struct r2net_tmem_new_pool np = {
-		.flags = tmem_pool_flags(true, false),
-	};
-	struct r2net_tmem_new_pool_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct r2net_reply reply = { };
-	int err;
-
-	r2net_tmem_new_pool_encode(&w, &np);
-	err = rf_send_sync(r, R2NET_MSG_TMEM_NEW_POOL, &vec, 1, &reply);
-	if (err)
-		return err;
-	if (reply.status < 0)
-		return reply.status;	/* -TMEM_E*: Linux errnos */
-	if (reply.status >= TMEM_MAX_POOLS_PER_CLIENT)
-		return -EPROTO;
-	return reply.status;
-}
-
 static void rf_destroy_pool(int r, int pool)
 {
-	struct r2net_tmem_pool_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
-	struct r2net_reply reply = { };
-	int err;
+	int ret;
 
 	/* Flushes for this pool go first: its id may be given out again. */
 	rf_flush_drain();
-	r2net_tmem_pool_encode(&w, pool);
-	err = rf_send_sync(r, R2NET_MSG_TMEM_DESTROY_POOL, &vec, 1, &reply);
-	if (!err && reply.status == 1) {
+	ret = rf_tmem_destroy_pool(rf_node(r), pool,
+				   &rf_stats.remote_in_flight);
+	if (ret == 1) {
 		atomic64_inc(&rf_stats.pools_destroyed);
 		pr_info("pool %d on node %u destroyed\n", pool, rf_node(r));
 	} else {
-		pr_warn("pool %d on node %u: destroy failed (%d, status %d); the server frees it when this node goes\n",
-			pool, rf_node(r), err, reply.status);
+		pr_warn("pool %d on node %u: destroy failed (%d); the server frees it when this node goes\n",
+			pool, rf_node(r), ret);
 	}
 }
 
 /*
- * Does the server still have pool (after a reconnect: it may have been
- * restarted)?  A GET of an object frontswap never uses (oid[1] is always
- * 0 for it) misses in a pool that exists.  Returns 1 if it does, 0 if it
- * does not, or a negative errno when the server did not say.
+ * Does the server still have pool?  Its probe is an object frontswap
+ * never uses (oid[1] is always 0 for it): 1, 0, or a negative errno.
  */
 static int rf_pool_exists(int r, int pool)
 {
-	struct tmem_handle h = { .pool_id = pool, .oid = { 0, 1, 0 } };
-	struct r2net_reply reply = { };
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
-	int err;
+	struct tmem_handle probe = { .pool_id = pool, .oid = { 0, 1, 0 } };
 
-	tmem_handle_to_le(&w, &h);
-	err = rf_send_sync(r, R2NET_MSG_TMEM_GET_PAGE, &vec, 1, &reply);
-	if (err)
-		return err;
-	if (reply.status == -TMEM_ENODEV)
-		return 0;
-	return reply.status < 0 ? reply.status : 1;
+	return rf_tmem_pool_exists(rf_node(r), &probe,
+				   &rf_stats.remote_in_flight);
 }
 
 /* Make or check replica r's pool of type; false to try again later. */
@@ -367,7 +299,8 @@ static bool rf_pool_fix(unsigned int type, int r)
 	}
 	if (t->pool_id[r] >= 0)
 		return true;
-	id = rf_new_pool(r);
+	id = rf_tmem_new_pool(rf_node(r), true, NULL,
+			      &rf_stats.remote_in_flight);
 	if (id < 0) {
 		/* -EOPNOTSUPP until the server loads its backend. */
 		pr_info_ratelimited("swap type %u: no pool on node %u yet (%d); retrying\n",
@@ -470,8 +403,7 @@ static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
 	atomic64_dec(&rf_stats.remote_in_flight);
 	rf_zput_release(&zp);
 	if (!err)
-		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
-		       &rf_stats.put_rtt_samples, t0);
+		rf_rtt_add(&rf_stats.put_rtt, t0);
 	if (!err && reply.status == 1) {
 		atomic64_inc(&rf_stats.remote_puts);
 		return 0;
@@ -520,8 +452,7 @@ static void rf_put_done(void *arg, int err, s32 status, const void *data,
 	void *old;
 
 	if (!err)
-		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
-		       &rf_stats.put_rtt_samples, slot->sent);
+		rf_rtt_add(&rf_stats.put_rtt, slot->sent);
 	if (stored)
 		atomic64_inc(&rf_stats.remote_puts);
 	else
@@ -631,8 +562,7 @@ static void rf_rep_done(void *arg, int err, s32 status, const void *data,
 	struct rf_rep *rep = part->rep;
 
 	if (!err)
-		rf_rtt(&rf_stats.put_rtt_us_total, &rf_stats.put_rtt_us_max,
-		       &rf_stats.put_rtt_samples, rep->sent);
+		rf_rtt_add(&rf_stats.put_rtt, rep->sent);
 	rep->stored[part->r] = !err && status == 1;
 	if (!err && status == -TMEM_ENODEV)
 		rf_pool_lost(part->type, part->r, part->pool);
@@ -788,36 +718,33 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 	int pool = READ_ONCE(rf_types[type].pool_id[r]);
 	struct r2net_reply reply = { };
 	struct tmem_handle want;
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	ktime_t t0;
-	int err;
+	int err, got;
 
 	if (pool < 0 || !rf_handle(&want, pool, type, offset)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		return -ENOENT;
 	}
-	tmem_handle_to_le(&w, &want);
 	reply.buf = mempool_alloc(rf_reply_pool, GFP_NOIO);
 	reply.buf_len = R2NET_MAX_PAYLOAD;
 
 	atomic64_inc(&rf_stats.remote_gets);
 	t0 = ktime_get();
-	err = rf_send_sync(r, rf_zpage_get_msg(), &vec, 1, &reply);
+	err = rf_tmem_sync(rf_node(r), rf_zpage_get_msg(), &want, &reply,
+			   &rf_stats.remote_in_flight);
 	if (err) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		goto failed;
 	}
-	rf_rtt(&rf_stats.get_rtt_us_total, &rf_stats.get_rtt_us_max,
-	       &rf_stats.get_rtt_samples, t0);
-	if (reply.status == 0 && reply.len == 0) {
+	rf_rtt_add(&rf_stats.get_rtt, t0);
+	got = rf_tmem_get_result(reply.status, reply.len);
+	if (!got) {
 		atomic64_inc(&rf_stats.remote_get_misses);
 		goto failed;
 	}
-	if (reply.status == -TMEM_ENODEV)
+	if (got == -ENODEV)
 		rf_pool_lost(type, r, pool);
-	if (reply.status != 1 ||
-	    rf_zpage_unpack(reply.buf, reply.len, &want, page)) {
+	if (got < 0 || rf_zpage_unpack(reply.buf, reply.len, &want, page)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		pr_warn_ratelimited("swap type %u offset %lu: bad reply from node %u (status %d, %u bytes)\n",
 				    type, offset, rf_node(r), reply.status,
@@ -855,8 +782,6 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 {
 	int pool = READ_ONCE(rf_types[type].pool_id[0]);
 	const int key = RF_PF_SWAP(type);
-	struct tmem_handle_le w;
-	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
 	struct rf_pf_entry *e;
 	struct tmem_handle h;
 	unsigned int n = 0;
@@ -888,12 +813,10 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 			rf_cc_pf_ask(key, &h);
 		else
 			atomic64_inc(&rf_stats.swap_prefetches);
-		tmem_handle_to_le(&w, &h);
 		atomic_inc(&rf_async_in_flight);
 		atomic64_inc(&rf_stats.remote_gets);
-		err = r2net_send_async(rf_node(0), rf_zpage_get_msg(), RF_KEY,
-				       &vec, 1, rf_timeout_ms, rf_ahead_done,
-				       e);
+		err = rf_tmem_async(rf_node(0), rf_zpage_get_msg(), &h,
+				    rf_ahead_done, e);
 		if (err) {
 			/* Not connected: asking for more would fail too. */
 			rf_ahead_done(e, err, 0, NULL, 0);

@@ -26,9 +26,9 @@
 #include <linux/string.h>
 
 #include "ramster_frontend.h"
+#include "tmem_client.h"
 #include "zpage.h"
 
-#define RF_KEY			0	/* the memory server's handlers */
 #define RF_ZBUFS		8	/* buffers that need no allocation */
 /* Above this an LZO page is not worth its decompression: send it whole. */
 #define RF_ZPAGE_LZO_MAX	(PAGE_SIZE * 7 / 8)

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tmem_client.c - what frontswap (swap.c) and cleancache (cleancache.c)
+ * share to talk to a memory server's tmem handlers: its pools, requests
+ * of a page handle, what a GET's reply says, and round trips.
+ *
+ * Policy stays with the callers: what a failed destroy means (swap.c),
+ * when a pool goes stale (cleancache.c), which counters a reply bumps.
+ */
+#include <linux/uio.h>
+#include <asm/unaligned.h>
+
+#include "ramster_frontend.h"
+#include "tmem_client.h"
+
+/* A request of one payload to node, waiting for the reply. */
+static int rf_tmem_request(u8 node, u16 msg, void *payload, size_t len,
+			   struct r2net_reply *reply, atomic64_t *in_flight)
+{
+	struct kvec vec = { .iov_base = payload, .iov_len = len };
+	int err;
+
+	if (in_flight)
+		atomic64_inc(in_flight);
+	err = r2net_send_sync(node, msg, RF_KEY, &vec, 1, reply,
+			      rf_timeout_ms);
+	if (in_flight)
+		atomic64_dec(in_flight);
+	return err;
+}
+
+/*
+ * Make a pool on node: persistent (frontswap) or ephemeral (cleancache),
+ * shared by uuid or, with uuid NULL, private.  Returns the new pool's id
+ * or a negative errno.
+ */
+int rf_tmem_new_pool(u8 node, bool persist, const uuid_t *uuid,
+		     atomic64_t *in_flight)
+{
+	struct r2net_tmem_new_pool np = {
+		.flags = tmem_pool_flags(persist, uuid),
+	};
+	struct r2net_tmem_new_pool_le w;
+	struct r2net_reply reply = { };
+	int err;
+
+	if (uuid) {
+		np.uuid[0] = get_unaligned_le64(&uuid->b[0]);
+		np.uuid[1] = get_unaligned_le64(&uuid->b[8]);
+	}
+	r2net_tmem_new_pool_encode(&w, &np);
+	err = rf_tmem_request(node, R2NET_MSG_TMEM_NEW_POOL, &w, sizeof(w),
+			      &reply, in_flight);
+	if (err)
+		return err;
+	if (reply.status < 0)
+		return reply.status;	/* -TMEM_E*: Linux errnos */
+	if (reply.status >= TMEM_MAX_POOLS_PER_CLIENT)
+		return -EPROTO;
+	return reply.status;
+}
+
+/*
+ * Returns the server's status (1: destroyed, 0: it had no such pool, or
+ * -TMEM_E*), or r2net's negative errno when the server did not answer.
+ */
+int rf_tmem_destroy_pool(u8 node, int pool, atomic64_t *in_flight)
+{
+	struct r2net_tmem_pool_le w;
+	struct r2net_reply reply = { };
+	int err;
+
+	r2net_tmem_pool_encode(&w, pool);
+	err = rf_tmem_request(node, R2NET_MSG_TMEM_DESTROY_POOL, &w,
+			      sizeof(w), &reply, in_flight);
+	return err ?: reply.status;
+}
+
+/*
+ * Does node still have probe's pool (after a reconnect: it may have been
+ * restarted)?  probe names an object the caller never uses, so its GET
+ * misses in a pool that exists.  Returns 1 if it does, 0 if it does not,
+ * or a negative errno when the server did not say.
+ */
+int rf_tmem_pool_exists(u8 node, const struct tmem_handle *probe,
+			atomic64_t *in_flight)
+{
+	struct r2net_reply reply = { };
+	int err;
+
+	err = rf_tmem_sync(node, R2NET_MSG_TMEM_GET_PAGE, probe, &reply,
+			   in_flight);
+	if (err)
+		return err;
+	if (reply.status == -TMEM_ENODEV)
+		return 0;
+	return reply.status < 0 ? reply.status : 1;
+}
+
+/* A request of the page handle h (a GET), waiting for the reply. */
+int rf_tmem_sync(u8 node, u16 msg, const struct tmem_handle *h,
+		 struct r2net_reply *reply, atomic64_t *in_flight)
+{
+	struct tmem_handle_le w;
+
+	tmem_handle_to_le(&w, h);
+	return rf_tmem_request(node, msg, &w, sizeof(w), reply, in_flight);
+}
+
+/* The same without waiting (a GET or a flush), as r2net_send_async(). */
+int rf_tmem_async(u8 node, u16 msg, const struct tmem_handle *h,
+		  r2net_done_fn done, void *arg)
+{
+	struct tmem_handle_le w;
+	struct kvec vec = { .iov_base = &w, .iov_len = sizeof(w) };
+
+	tmem_handle_to_le(&w, h);
+	return r2net_send_async(node, msg, RF_KEY, &vec, 1, rf_timeout_ms,
+				done, arg);
+}
+
+/*
+ * What the server said to a GET: 1, the page came (rf_zpage_unpack()
+ * it); 0, a miss; else a negative errno, -ENODEV when the server has no
+ * such pool.
+ */
+int rf_tmem_get_result(s32 status, u32 len)
+{
+	if (status == 1)
+		return 1;
+	if (status == 0 && len == 0)
+		return 0;
+	return status < 0 ? status : -EPROTO;
+}
+
+/* A round trip that began at t0. */
+void rf_rtt_add(struct rf_rtt *rtt, ktime_t t0)
+{
+	s64 us = ktime_us_delta(ktime_get(), t0);
+	s64 old = atomic64_read(&rtt->us_max), prev;
+
+	atomic64_add(us, &rtt->us_total);
+	atomic64_inc(&rtt->samples);
+	while (us > old) {
+		prev = atomic64_cmpxchg(&rtt->us_max, old, us);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}

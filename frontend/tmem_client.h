@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tmem_client.h - requests to a memory server's tmem handlers, for
+ * frontswap (swap.c) and cleancache (cleancache.c): tmem_client.c.
+ *
+ * in_flight: the counter a synchronous request is in while it waits for
+ * its reply (swap's remote_in_flight), or NULL for none (cleancache).
+ */
+#ifndef RAMSTER_FRONTEND_TMEM_CLIENT_H
+#define RAMSTER_FRONTEND_TMEM_CLIENT_H
+
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/uuid.h>
+
+#include "r2net.h"
+
+#define RF_KEY		0	/* the memory server's handlers */
+
+struct rf_rtt;
+
+int rf_tmem_new_pool(u8 node, bool persist, const uuid_t *uuid,
+		     atomic64_t *in_flight);
+int rf_tmem_destroy_pool(u8 node, int pool, atomic64_t *in_flight);
+int rf_tmem_pool_exists(u8 node, const struct tmem_handle *probe,
+			atomic64_t *in_flight);
+int rf_tmem_sync(u8 node, u16 msg, const struct tmem_handle *h,
+		 struct r2net_reply *reply, atomic64_t *in_flight);
+int rf_tmem_async(u8 node, u16 msg, const struct tmem_handle *h,
+		  r2net_done_fn done, void *arg);
+int rf_tmem_get_result(s32 status, u32 len);
+void rf_rtt_add(struct rf_rtt *rtt, ktime_t t0);
+
+#endif /* RAMSTER_FRONTEND_TMEM_CLIENT_H */
