@@ -10,9 +10,7 @@
 #include <linux/types.h>
 
 struct dentry;
-
-#define RF_WINDOW_MAX	1024	/* module parameter "window" */
-#define RF_CC_PREFETCH_MAX 256	/* module parameter "cc_prefetch" */
+struct r2net_node_ops;
 
 /* What happens to swap pages the memory server holds (module "mode"). */
 enum rf_mode {
@@ -23,7 +21,10 @@ enum rf_mode {
 
 #define RF_MAX_REPLICAS	2
 
-/* Set once at load: the memory server, the mode, r2net's timeout. */
+/*
+ * params.c: the module's parameters, set once at load (but timeout_ms):
+ * the memory server, the mode, r2net's timeout, the halves that are on.
+ */
 extern u8 rf_target;
 extern u8 rf_replica;			/* the second server (replicate) */
 extern enum rf_mode rf_mode;
@@ -32,6 +33,10 @@ extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
 extern unsigned int rf_swap_prefetch;	/* swap gets sent ahead */
+extern bool rf_frontswap;		/* swap pages go to the server */
+extern bool rf_cleancache;		/* clean page-cache pages go too */
+int rf_check_params(void);
+void rf_params_log(void);
 
 /* Round trips of one kind of request (tmem_client.c: rf_rtt_add()). */
 struct rf_rtt {
@@ -95,10 +100,13 @@ struct rf_stats {
 	struct rf_rtt get_rtt;		/* GETs that got a reply */
 };
 
+/* debugfs.c: the counters and the debugfs directory. */
 extern struct rf_stats rf_stats;
+void rf_debugfs_init(void);
+void rf_debugfs_exit(void);
 
-/* main.c: free memory is below the min watermarks. */
-bool rf_memory_low(void);
+/* node.c: the memory servers' up and down events, for r2net. */
+extern struct r2net_node_ops rf_node_ops;
 
 /* How many servers hold each swap page, and which is number r. */
 static inline int rf_replicas(void)

@@ -2,11 +2,13 @@
 /*
  * tmem_client.c - what frontswap (swap.c) and cleancache (cleancache.c)
  * share to talk to a memory server's tmem handlers: its pools, requests
- * of a page handle, what a GET's reply says, and round trips.
+ * of a page handle, what a GET's reply says, round trips, and when not
+ * to store at all.
  *
  * Policy stays with the callers: what a failed destroy means (swap.c),
  * when a pool goes stale (cleancache.c), which counters a reply bumps.
  */
+#include <linux/mm.h>
 #include <linux/uio.h>
 #include <asm/unaligned.h>
 
@@ -147,4 +149,24 @@ void rf_rtt_add(struct rf_rtt *rtt, ktime_t t0)
 			break;
 		old = prev;
 	}
+}
+
+/*
+ * Free memory below the min watermarks: what is left is for the atomic
+ * allocations that receive the server's answers (virtio-net refills its
+ * receive ring with plain GFP_ATOMIC, which cannot use the memalloc
+ * reserves r2net's sends may take).  Stores and puts are refused then, and
+ * the disk takes the page; loads still go.
+ */
+bool rf_memory_low(void)
+{
+	unsigned long min = 0;
+	struct zone *zone;
+	int nid;
+
+	for_each_online_node(nid)
+		for (zone = NODE_DATA(nid)->node_zones;
+		     zone < NODE_DATA(nid)->node_zones + MAX_NR_ZONES; zone++)
+			min += min_wmark_pages(zone);
+	return global_zone_page_state(NR_FREE_PAGES) < min;
 }

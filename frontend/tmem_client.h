@@ -30,5 +30,6 @@ int rf_tmem_async(u8 node, u16 msg, const struct tmem_handle *h,
 		  r2net_done_fn done, void *arg);
 int rf_tmem_get_result(s32 status, u32 len);
 void rf_rtt_add(struct rf_rtt *rtt, ktime_t t0);
+bool rf_memory_low(void);
 
 #endif /* RAMSTER_FRONTEND_TMEM_CLIENT_H */
