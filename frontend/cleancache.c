@@ -540,12 +540,12 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	mutex_lock(&rf_cc_mutex);
 	rf_cc_drain_locked();
 	mutex_unlock(&rf_cc_mutex);
-	reply.buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_NOIO | __GFP_NOWARN);
+	reply.buf = kmalloc(RF_REPLY_MAX, GFP_NOIO | __GFP_NOWARN);
 	if (!reply.buf) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		return -1;
 	}
-	reply.buf_len = R2NET_MAX_PAYLOAD;
+	reply.buf_len = RF_REPLY_MAX;
 	atomic64_inc(&rf_stats.cc_gets);
 	err = rf_tmem_sync(rf_target, rf_zpage_get_msg(), &want, &reply, NULL);
 	if (err) {

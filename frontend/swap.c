@@ -726,7 +726,7 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 		return -ENOENT;
 	}
 	reply.buf = mempool_alloc(rf_reply_pool, GFP_NOIO);
-	reply.buf_len = R2NET_MAX_PAYLOAD;
+	reply.buf_len = RF_REPLY_MAX;
 
 	atomic64_inc(&rf_stats.remote_gets);
 	t0 = ktime_get();
@@ -1020,7 +1020,7 @@ int rf_swap_init(void)
 	rf_swap_map_init();
 
 	rf_reply_pool = mempool_create_kmalloc_pool(RF_REPLY_BUFS,
-						    R2NET_MAX_PAYLOAD);
+						    RF_REPLY_MAX);
 	if (!rf_reply_pool)
 		return -ENOMEM;
 	ret = rf_slots_alloc();

@@ -16,6 +16,8 @@
 #include "r2net.h"
 
 #define RF_KEY		0	/* the memory server's handlers */
+/* The longest reply to a GET of one page: a zpage of a whole page. */
+#define RF_REPLY_MAX	R2NET_ZPAGE_MSG_MAX
 
 struct rf_rtt;
 

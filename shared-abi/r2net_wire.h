@@ -80,6 +80,21 @@
  *	with the page as a zpage (40..4136) in the encoding the server keeps
  *	it, or status 0 or < 0 with no payload.
  *
+ * Batches: 1..R2NET_BATCH_MAX pages in one frame, each handled as its
+ * own message would be, in order.  A batch starts with struct
+ * r2net_tmem_batch_le (count; 8).  A batch of zpages is the batch header,
+ * then every page's zpage header, then every page's data bytes, in the
+ * same order and without padding.
+ *
+ * R2NET_MSG_TMEM_PUT_ZPAGES: a batch of zpages; 48..66184.  Reply: status
+ *	count with count __le32 statuses (each as PUT_ZPAGE's), or < 0 with
+ *	no payload when the server took none of them (a malformed batch).
+ * R2NET_MSG_TMEM_GET_ZPAGES: the batch header then count handles;
+ *	40..520.  Reply: status count with a batch of count zpages, one for
+ *	each handle in order; a page not returned has encoding
+ *	R2NET_ZPAGE_NONE, no data, and its status (0 or < 0) as arg.  Or
+ *	status < 0 with no payload.
+ *
  * Receivers check every header with r2net_hdr_check() and every payload
  * with its decoder before using it.  Anything rejected is counted under
  * r2net_reject_name() and closes the connection; nothing from the network
@@ -92,7 +107,7 @@
 #include "tmem_abi.h"
 
 #define R2NET_MAGIC			0x52a5
-#define R2NET_PROTOCOL_VERSION		1
+#define R2NET_PROTOCOL_VERSION		2
 #define R2NET_DEFAULT_PORT		7777
 #define R2NET_CLUSTER_NAME_LEN		16
 #define R2NET_MAX_NODE			254	/* node numbers are 0..254 */
@@ -121,6 +136,10 @@ enum r2net_msg_type {
 	R2NET_MSG_TMEM_ZPAGE_BASE	= 0x180,
 	R2NET_MSG_TMEM_PUT_ZPAGE	= R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_PUT_PAGE,
 	R2NET_MSG_TMEM_GET_ZPAGE	= R2NET_MSG_TMEM_ZPAGE_BASE + TMEM_GET_PAGE,
+	/* Batches of them. */
+	R2NET_MSG_TMEM_BATCH_BASE	= 0x1c0,
+	R2NET_MSG_TMEM_PUT_ZPAGES	= R2NET_MSG_TMEM_BATCH_BASE + TMEM_PUT_PAGE,
+	R2NET_MSG_TMEM_GET_ZPAGES	= R2NET_MSG_TMEM_BATCH_BASE + TMEM_GET_PAGE,
 	R2NET_MSG_USER_FIRST		= 0x1000,
 	R2NET_MSG_USER_LAST		= 0x1fff,
 };
@@ -174,6 +193,7 @@ struct r2net_tmem_page_le {
 };
 
 /* zpage encodings */
+#define R2NET_ZPAGE_NONE	0	/* in a GET_ZPAGES reply: arg is the status */
 #define R2NET_ZPAGE_SAME	1
 #define R2NET_ZPAGE_LZO		2
 #define R2NET_ZPAGE_RAW		3
@@ -188,6 +208,14 @@ struct r2net_tmem_zpage_le {
 	/* then the data bytes */
 };
 
+/* The most pages in one batch. */
+#define R2NET_BATCH_MAX		16
+
+struct r2net_tmem_batch_le {
+	__le32 count;		/* 1..R2NET_BATCH_MAX */
+	__le32 reserved;	/* zero */
+};
+
 #define R2NET_HDR_LEN		32
 #define R2NET_HANDSHAKE_LEN	40
 #define R2NET_NEW_POOL_LEN	24
@@ -196,8 +224,14 @@ struct r2net_tmem_zpage_le {
 #define R2NET_PAGE_MSG_LEN	(R2NET_HANDLE_LEN + TMEM_PAGE_SIZE)
 #define R2NET_ZPAGE_HDR_LEN	(R2NET_HANDLE_LEN + 8)
 #define R2NET_ZPAGE_MSG_MAX	(R2NET_ZPAGE_HDR_LEN + TMEM_PAGE_SIZE)
-/* The largest payload: a zpage holding a whole page, 4136. */
-#define R2NET_MAX_PAYLOAD	R2NET_ZPAGE_MSG_MAX
+#define R2NET_BATCH_HDR_LEN	8
+#define R2NET_ZPAGES_MIN	(R2NET_BATCH_HDR_LEN + R2NET_ZPAGE_HDR_LEN)
+#define R2NET_ZPAGES_MAX	(R2NET_BATCH_HDR_LEN + \
+				 R2NET_BATCH_MAX * R2NET_ZPAGE_MSG_MAX)
+#define R2NET_HANDLES_MAX	(R2NET_BATCH_HDR_LEN + \
+				 R2NET_BATCH_MAX * R2NET_HANDLE_LEN)
+/* The largest payload: a batch of whole pages, 66184. */
+#define R2NET_MAX_PAYLOAD	R2NET_ZPAGES_MAX
 #define R2NET_MAX_FRAME		(R2NET_HDR_LEN + R2NET_MAX_PAYLOAD)
 
 static_assert(sizeof(struct r2net_hdr) == R2NET_HDR_LEN, "r2net_hdr size");
@@ -224,7 +258,9 @@ static_assert(sizeof(struct r2net_tmem_zpage_le) == R2NET_ZPAGE_HDR_LEN,
 	      "r2net_tmem_zpage_le size");
 static_assert(offsetof(struct r2net_tmem_zpage_le, enc) == R2NET_HANDLE_LEN,
 	      "r2net_tmem_zpage_le enc");
-static_assert(R2NET_MAX_PAYLOAD == 4136, "r2net max payload");
+static_assert(sizeof(struct r2net_tmem_batch_le) == R2NET_BATCH_HDR_LEN,
+	      "r2net_tmem_batch_le size");
+static_assert(R2NET_MAX_PAYLOAD == 66184, "r2net max payload");
 
 /* Why a frame or payload was refused; names for the rejected_* counters. */
 enum r2net_reject {
@@ -320,6 +356,9 @@ static inline unsigned int r2net_msg_tmem_op(unsigned int type)
 	case R2NET_MSG_TMEM_PUT_ZPAGE:
 	case R2NET_MSG_TMEM_GET_ZPAGE:
 		return type - R2NET_MSG_TMEM_ZPAGE_BASE;
+	case R2NET_MSG_TMEM_PUT_ZPAGES:
+	case R2NET_MSG_TMEM_GET_ZPAGES:
+		return type - R2NET_MSG_TMEM_BATCH_BASE;
 	}
 	return 0;
 }
@@ -374,6 +413,16 @@ static inline bool r2net_msg_len_ok(unsigned int type, bool reply, u32 len)
 			return len == 0 || (len >= R2NET_ZPAGE_HDR_LEN &&
 					    len <= R2NET_ZPAGE_MSG_MAX);
 		return len == R2NET_HANDLE_LEN;
+	case R2NET_MSG_TMEM_PUT_ZPAGES:
+		if (reply)
+			return len % 4 == 0 && len <= 4 * R2NET_BATCH_MAX;
+		return len >= R2NET_ZPAGES_MIN && len <= R2NET_ZPAGES_MAX;
+	case R2NET_MSG_TMEM_GET_ZPAGES:
+		if (reply)
+			return len == 0 || (len >= R2NET_ZPAGES_MIN &&
+					    len <= R2NET_ZPAGES_MAX);
+		return len > R2NET_BATCH_HDR_LEN && len <= R2NET_HANDLES_MAX &&
+		       (len - R2NET_BATCH_HDR_LEN) % R2NET_HANDLE_LEN == 0;
 	}
 	return r2net_msg_type_user(type) && len <= R2NET_MAX_PAYLOAD;
 }
@@ -613,7 +662,8 @@ struct r2net_zpage {
 /* How many data bytes follow the zpage header for z. */
 static inline u32 r2net_zpage_data_len(const struct r2net_zpage *z)
 {
-	return z->enc == R2NET_ZPAGE_SAME ? 0 : z->arg;
+	return z->enc == R2NET_ZPAGE_SAME || z->enc == R2NET_ZPAGE_NONE ?
+	       0 : z->arg;
 }
 
 /* PUT_ZPAGE request and GET_ZPAGE reply: the header before the data. */
@@ -628,26 +678,28 @@ static inline void r2net_tmem_zpage_encode(struct r2net_tmem_zpage_le *w,
 }
 
 /*
- * r2net_tmem_zpage_decode() - check a zpage's header against its length
- * On success *data points at the r2net_zpage_data_len() data bytes in p.
- * Refuses an unknown encoding, non-zero reserved bytes, an LZO length of 0
- * or above R2NET_ZPAGE_LZO_MAX, a RAW length other than a page, and a
- * payload length that is not the header plus the data.
+ * r2net_zpage_hdr_decode() - check a zpage header (R2NET_ZPAGE_HDR_LEN
+ * bytes at p) on its own.  Refuses an unknown encoding, non-zero reserved
+ * bytes, an LZO length of 0 or above R2NET_ZPAGE_LZO_MAX and a RAW length
+ * other than a page; R2NET_ZPAGE_NONE only if none_ok, with a status of 0
+ * or below.
  */
 static inline enum r2net_reject
-r2net_tmem_zpage_decode(struct tmem_handle *h, struct r2net_zpage *z,
-			const u8 **data, const void *p, size_t len)
+r2net_zpage_hdr_decode(struct tmem_handle *h, struct r2net_zpage *z,
+		       const void *p, bool none_ok)
 {
 	struct r2net_tmem_zpage_le w;
 
-	if (len < R2NET_ZPAGE_HDR_LEN || len > R2NET_ZPAGE_MSG_MAX)
-		return R2NET_REJECT_BAD_LENGTH;
 	memcpy(&w, p, sizeof(w));
 	if (w.reserved[0] || w.reserved[1] || w.reserved[2])
 		return R2NET_REJECT_BAD_PAYLOAD;
 	z->enc = w.enc;
 	z->arg = le32_to_cpu(w.arg);
 	switch (z->enc) {
+	case R2NET_ZPAGE_NONE:
+		if (!none_ok || (s32)z->arg > 0)
+			return R2NET_REJECT_BAD_PAYLOAD;
+		break;
 	case R2NET_ZPAGE_SAME:
 		break;
 	case R2NET_ZPAGE_LZO:
@@ -661,10 +713,126 @@ r2net_tmem_zpage_decode(struct tmem_handle *h, struct r2net_zpage *z,
 	default:
 		return R2NET_REJECT_BAD_PAYLOAD;
 	}
+	tmem_handle_from_le(h, &w.handle);
+	return R2NET_ACCEPT;
+}
+
+/*
+ * r2net_tmem_zpage_decode() - check a zpage's header against its length
+ * On success *data points at the r2net_zpage_data_len() data bytes in p.
+ * Refuses what r2net_zpage_hdr_decode() does (and R2NET_ZPAGE_NONE), and a
+ * payload length that is not the header plus the data.
+ */
+static inline enum r2net_reject
+r2net_tmem_zpage_decode(struct tmem_handle *h, struct r2net_zpage *z,
+			const u8 **data, const void *p, size_t len)
+{
+	enum r2net_reject r;
+
+	if (len < R2NET_ZPAGE_HDR_LEN || len > R2NET_ZPAGE_MSG_MAX)
+		return R2NET_REJECT_BAD_LENGTH;
+	r = r2net_zpage_hdr_decode(h, z, p, false);
+	if (r != R2NET_ACCEPT)
+		return r;
 	if (len != R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(z))
 		return R2NET_REJECT_BAD_LENGTH;
-	tmem_handle_from_le(h, &w.handle);
 	*data = (const u8 *)p + R2NET_ZPAGE_HDR_LEN;
+	return R2NET_ACCEPT;
+}
+
+static inline void r2net_tmem_batch_encode(struct r2net_tmem_batch_le *w,
+					   u32 count)
+{
+	w->count = cpu_to_le32(count);
+	w->reserved = 0;
+}
+
+/* The batch header's count, 1..R2NET_BATCH_MAX; 0 if it is bad. */
+static inline u32 r2net_tmem_batch_count(const void *p)
+{
+	struct r2net_tmem_batch_le w;
+	u32 count;
+
+	memcpy(&w, p, sizeof(w));
+	count = le32_to_cpu(w.count);
+	if (w.reserved || count > R2NET_BATCH_MAX)
+		return 0;
+	return count;
+}
+
+/* A checked batch of zpages, walked with r2net_zbatch_next(). */
+struct r2net_zbatch {
+	u32 count;
+	const u8 *hdr;		/* the next page's zpage header */
+	const u8 *data;		/* and its data */
+};
+
+/*
+ * r2net_tmem_zbatch_decode() - check a batch of zpages: a PUT_ZPAGES
+ * request, or with none_ok a GET_ZPAGES reply.  Every page's header is
+ * checked (r2net_zpage_hdr_decode()) and their data must fill the rest of
+ * the payload exactly.
+ */
+static inline enum r2net_reject
+r2net_tmem_zbatch_decode(struct r2net_zbatch *b, const void *p, size_t len,
+			 bool none_ok)
+{
+	struct tmem_handle h;
+	struct r2net_zpage z;
+	enum r2net_reject r;
+	size_t need;
+	u32 i;
+
+	if (len < R2NET_ZPAGES_MIN || len > R2NET_ZPAGES_MAX)
+		return R2NET_REJECT_BAD_LENGTH;
+	b->count = r2net_tmem_batch_count(p);
+	if (!b->count)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	need = R2NET_BATCH_HDR_LEN + (size_t)b->count * R2NET_ZPAGE_HDR_LEN;
+	if (len < need)
+		return R2NET_REJECT_BAD_LENGTH;
+	b->hdr = (const u8 *)p + R2NET_BATCH_HDR_LEN;
+	b->data = (const u8 *)p + need;
+	for (i = 0; i < b->count; i++) {
+		r = r2net_zpage_hdr_decode(&h, &z,
+					   b->hdr + i * R2NET_ZPAGE_HDR_LEN,
+					   none_ok);
+		if (r != R2NET_ACCEPT)
+			return r;
+		need += r2net_zpage_data_len(&z);
+	}
+	return len == need ? R2NET_ACCEPT : R2NET_REJECT_BAD_LENGTH;
+}
+
+/* The next page of a batch r2net_tmem_zbatch_decode() accepted. */
+static inline void r2net_zbatch_next(struct r2net_zbatch *b,
+				     struct tmem_handle *h,
+				     struct r2net_zpage *z, const u8 **data)
+{
+	r2net_zpage_hdr_decode(h, z, b->hdr, true);
+	*data = b->data;
+	b->hdr += R2NET_ZPAGE_HDR_LEN;
+	b->data += r2net_zpage_data_len(z);
+}
+
+/*
+ * r2net_tmem_handles_decode() - check a GET_ZPAGES request: the batch
+ * header and exactly count handles.  On success *handles points at the
+ * first; read each with r2net_tmem_handle_decode().
+ */
+static inline enum r2net_reject
+r2net_tmem_handles_decode(u32 *count, const u8 **handles, const void *p,
+			  size_t len)
+{
+	if (len <= R2NET_BATCH_HDR_LEN || len > R2NET_HANDLES_MAX ||
+	    (len - R2NET_BATCH_HDR_LEN) % R2NET_HANDLE_LEN)
+		return R2NET_REJECT_BAD_LENGTH;
+	*count = r2net_tmem_batch_count(p);
+	if (!*count)
+		return R2NET_REJECT_BAD_PAYLOAD;
+	if (len != R2NET_BATCH_HDR_LEN + *count * R2NET_HANDLE_LEN)
+		return R2NET_REJECT_BAD_LENGTH;
+	*handles = (const u8 *)p + R2NET_BATCH_HDR_LEN;
 	return R2NET_ACCEPT;
 }
 

@@ -397,27 +397,27 @@ static void test_golden(void)
 {
 	/* a PUT_PAGE reply: -TMEM_ENOMEM, sys_status NOMEM, a key */
 	static const u8 hdr_bytes[R2NET_HDR_LEN] = {
-		0xa5, 0x52, 0x01, 0x00, 0x04, 0x01, 0x01, 0x00,
+		0xa5, 0x52, 0x02, 0x00, 0x04, 0x01, 0x01, 0x00,
 		0x20, 0x10, 0x00, 0x00, 0xf4, 0xff, 0xff, 0xff,
 		0x44, 0x33, 0x22, 0x11, 0x03, 0x00, 0x00, 0x00,
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
 	};
 	/* a user request: r2echo's type and key, 5 bytes */
 	static const u8 user_bytes[R2NET_HDR_LEN] = {
-		0xa5, 0x52, 0x01, 0x00, 0xec, 0x10, 0x00, 0x00,
+		0xa5, 0x52, 0x02, 0x00, 0xec, 0x10, 0x00, 0x00,
 		0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x6f, 0x68, 0x63, 0x65, 0x00, 0x00, 0x00, 0x00,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	};
 	/* a keepalive: no key, no status */
 	static const u8 ka_bytes[R2NET_HDR_LEN] = {
-		0xa5, 0x52, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+		0xa5, 0x52, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	};
 	static const u8 hs_bytes[R2NET_HANDSHAKE_LEN] = {
-		0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0xfe, 0x00,
+		0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0xfe, 0x00,
 		'r', 'a', 'm', 's', 't', 'e', 'r', 0,
 		0, 0, 0, 0, 0, 0, 0, 0,
 		0x30, 0x75, 0x00, 0x00, 0xd0, 0x07, 0x00, 0x00,
@@ -548,8 +548,12 @@ static void test_sizes(void)
 	      R2NET_ZPAGE_HDR_LEN, R2NET_ZPAGE_MSG_MAX, R2NET_ZPAGE_LZO_MAX);
 	CHECK(R2NET_MAX_PAYLOAD >= R2NET_ZPAGE_MSG_MAX,
 	      "a payload cannot hold a zpage of a whole page");
-	CHECK(R2NET_MAX_PAYLOAD == 4136, "max payload %d", R2NET_MAX_PAYLOAD);
-	CHECK(R2NET_MAX_FRAME == 32 + 4136, "max frame %d", R2NET_MAX_FRAME);
+	CHECK(sizeof(struct r2net_tmem_batch_le) == 8, "batch header %zu",
+	      sizeof(struct r2net_tmem_batch_le));
+	CHECK(R2NET_BATCH_MAX == 16, "batch max %d", R2NET_BATCH_MAX);
+	CHECK(R2NET_MAX_PAYLOAD == 8 + 16 * 4136, "max payload %d",
+	      R2NET_MAX_PAYLOAD);
+	CHECK(R2NET_MAX_FRAME == 32 + 66184, "max frame %d", R2NET_MAX_FRAME);
 }
 
 /*
@@ -884,7 +888,8 @@ static void test_payload_rejects(void)
 
 	random_handshake(&good);
 	HS_REJECT((void)0, R2NET_ACCEPT);
-	HS_REJECT(w.protocol_version = cpu_to_le32(2), R2NET_REJECT_BAD_VERSION);
+	HS_REJECT(w.protocol_version = cpu_to_le32(1), R2NET_REJECT_BAD_VERSION);
+	HS_REJECT(w.protocol_version = cpu_to_le32(3), R2NET_REJECT_BAD_VERSION);
 	HS_REJECT(w.protocol_version = 0, R2NET_REJECT_BAD_VERSION);
 	HS_REJECT(memset(w.cluster_name, 0, sizeof(w.cluster_name)),
 		  R2NET_REJECT_BAD_PAYLOAD);
@@ -975,7 +980,8 @@ static void test_zpage_lengths(void)
 		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4128, R2NET_ACCEPT },
 		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4135, R2NET_ACCEPT },
 		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4136, R2NET_ACCEPT },
-		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4137, R2NET_REJECT_TOO_LONG },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 4137, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGE, false, 66185, R2NET_REJECT_TOO_LONG },
 		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 0, R2NET_ACCEPT },
 		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 1, R2NET_REJECT_BAD_LENGTH },
 		{ R2NET_MSG_TMEM_PUT_ZPAGE, true, 40, R2NET_REJECT_BAD_LENGTH },
@@ -993,13 +999,39 @@ static void test_zpage_lengths(void)
 		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 40, R2NET_ACCEPT },
 		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4128, R2NET_ACCEPT },
 		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4136, R2NET_ACCEPT },
-		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4137, R2NET_REJECT_TOO_LONG },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 4137, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGE, true, 66185, R2NET_REJECT_TOO_LONG },
+		/* batches */
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, false, 0, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, false, 47, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, false, 48, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, false, 66184, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, false, 66185, R2NET_REJECT_TOO_LONG },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, true, 0, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, true, 4, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, true, 6, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, true, 64, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_PUT_ZPAGES, true, 68, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, false, 8, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, false, 40, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, false, 41, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, false, 520, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, false, 552, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, true, 0, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, true, 47, R2NET_REJECT_BAD_LENGTH },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, true, 48, R2NET_ACCEPT },
+		{ R2NET_MSG_TMEM_GET_ZPAGES, true, 66184, R2NET_ACCEPT },
 	};
 	enum r2net_reject r;
 	size_t i;
 
 	CHECK(R2NET_MSG_TMEM_PUT_ZPAGE == 0x184 &&
 	      R2NET_MSG_TMEM_GET_ZPAGE == 0x185, "zpage type numbers");
+	CHECK(R2NET_MSG_TMEM_PUT_ZPAGES == 0x1c4 &&
+	      R2NET_MSG_TMEM_GET_ZPAGES == 0x1c5, "batch type numbers");
+	CHECK(r2net_msg_tmem_op(R2NET_MSG_TMEM_PUT_ZPAGES) == TMEM_PUT_PAGE &&
+	      r2net_msg_tmem_op(R2NET_MSG_TMEM_GET_ZPAGES) == TMEM_GET_PAGE,
+	      "batch types are not PUT and GET");
 	CHECK(r2net_msg_tmem_op(R2NET_MSG_TMEM_PUT_ZPAGE) == TMEM_PUT_PAGE &&
 	      r2net_msg_tmem_op(R2NET_MSG_TMEM_GET_ZPAGE) == TMEM_GET_PAGE,
 	      "zpage types are not PUT and GET");
@@ -1135,6 +1167,172 @@ static void test_zpage_decode(void)
 	CHECK(r2net_zpage_data_len(&z) == 77, "LZO has arg bytes");
 }
 
+/*
+ * A random batch of n zpages into b (none_ok: some pages not returned, as
+ * in a GET_ZPAGES reply); its length.  The forms, handles and data are
+ * kept in want[] for the check.
+ */
+struct batch_page {
+	struct tmem_handle h;
+	struct r2net_zpage z;
+	u8 data[TMEM_PAGE_SIZE];
+};
+
+static void random_handle(struct tmem_handle *h)
+{
+	h->pool_id = (u32)rnd64();
+	h->index = (u32)rnd64();
+	h->oid[0] = rnd64();
+	h->oid[1] = rnd64();
+	h->oid[2] = rnd64();
+}
+
+static size_t random_batch(u8 *b, struct batch_page *want, u32 n,
+			   bool none_ok)
+{
+	struct r2net_tmem_zpage_le *hw = (void *)(b + R2NET_BATCH_HDR_LEN);
+	size_t len = R2NET_BATCH_HDR_LEN + n * R2NET_ZPAGE_HDR_LEN;
+	struct batch_page *p;
+	u32 i;
+
+	r2net_tmem_batch_encode((void *)b, n);
+	for (i = 0; i < n; i++) {
+		p = &want[i];
+		random_handle(&p->h);
+		switch (rnd(none_ok ? 4 : 3)) {
+		case 0:
+			p->z.enc = R2NET_ZPAGE_SAME;
+			p->z.arg = (u32)rnd64();
+			break;
+		case 1:
+			p->z.enc = R2NET_ZPAGE_LZO;
+			p->z.arg = 1 + rnd(R2NET_ZPAGE_LZO_MAX);
+			break;
+		case 2:
+			p->z.enc = R2NET_ZPAGE_RAW;
+			p->z.arg = TMEM_PAGE_SIZE;
+			break;
+		default:
+			p->z.enc = R2NET_ZPAGE_NONE;
+			p->z.arg = (u32)-(s32)rnd(TMEM_EFROZEN + 1);
+			break;
+		}
+		fill_random(p->data, r2net_zpage_data_len(&p->z));
+		r2net_tmem_zpage_encode(&hw[i], &p->h, &p->z);
+		memcpy(b + len, p->data, r2net_zpage_data_len(&p->z));
+		len += r2net_zpage_data_len(&p->z);
+	}
+	return len;
+}
+
+/* Batches: round trips of random ones, and every way to break one. */
+static void test_batches(unsigned int rounds)
+{
+	static u8 b[R2NET_MAX_PAYLOAD + 64];
+	static struct batch_page want[R2NET_BATCH_MAX];
+	struct r2net_tmem_zpage_le *hw = (void *)(b + R2NET_BATCH_HDR_LEN);
+	struct r2net_tmem_batch_le *bw = (void *)b;
+	static const u8 golden[8] = { 3, 0, 0, 0, 0, 0, 0, 0 };
+	struct r2net_zbatch zb;
+	struct tmem_handle h;
+	struct r2net_zpage z;
+	const u8 *data, *handles;
+	unsigned int r;
+	size_t len;
+	u32 n, i, count;
+	bool none_ok;
+
+	r2net_tmem_batch_encode(bw, 3);
+	expect_bytes(bw, golden, sizeof(golden), "batch header");
+
+	for (r = 0; r < rounds; r++) {
+		n = 1 + rnd(R2NET_BATCH_MAX);
+		none_ok = rnd(2);
+		len = random_batch(b, want, n, none_ok);
+		CHECK(len <= R2NET_MAX_PAYLOAD, "batch of %u is %zu bytes", n,
+		      len);
+		CHECK(r2net_tmem_zbatch_decode(&zb, b, len, none_ok) ==
+		      R2NET_ACCEPT && zb.count == n,
+		      "a batch of %u pages (none_ok %d) refused", n, none_ok);
+		for (i = 0; i < n && zb.count == n; i++) {
+			r2net_zbatch_next(&zb, &h, &z, &data);
+			CHECK(tmem_handle_equal(&h, &want[i].h) &&
+			      z.enc == want[i].z.enc && z.arg == want[i].z.arg &&
+			      !memcmp(data, want[i].data,
+				      r2net_zpage_data_len(&z)),
+			      "page %u of %u came back wrong", i, n);
+		}
+		/* every length but the right one is refused */
+		CHECK(r2net_tmem_zbatch_decode(&zb, b, len - 1, none_ok) !=
+		      R2NET_ACCEPT, "a batch one byte short accepted");
+		CHECK(r2net_tmem_zbatch_decode(&zb, b, len + 1, none_ok) !=
+		      R2NET_ACCEPT || len + 1 > R2NET_ZPAGES_MAX,
+		      "a batch one byte long accepted");
+	}
+
+	/* a request never carries NONE; a reply's NONE carries no status > 0 */
+	len = random_batch(b, want, 4, false);
+	hw[1].enc = R2NET_ZPAGE_NONE;
+	hw[1].arg = 0;
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, false) != R2NET_ACCEPT,
+	      "NONE in a request accepted");
+	len = random_batch(b, want, 2, false);
+	hw[0].enc = R2NET_ZPAGE_NONE;
+	hw[0].arg = 1;
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, true) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "NONE with status 1 accepted");
+
+	/* the header: count 0 and R2NET_BATCH_MAX + 1, reserved set */
+	len = random_batch(b, want, 2, false);
+	bw->count = 0;
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, false) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "count 0 accepted");
+	bw->count = cpu_to_le32(R2NET_BATCH_MAX + 1);
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, false) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "count 17 accepted");
+	bw->count = cpu_to_le32(2);
+	bw->reserved = cpu_to_le32(1);
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, false) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "reserved accepted");
+	bw->reserved = 0;
+	/* a count larger than the headers sent */
+	bw->count = cpu_to_le32(R2NET_BATCH_MAX);
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, R2NET_ZPAGES_MIN, false) ==
+	      R2NET_REJECT_BAD_LENGTH, "16 pages in 48 bytes accepted");
+	/* one bad page header refuses the batch */
+	len = random_batch(b, want, 5, false);
+	hw[4].reserved[1] = 1;
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, false) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "a page's reserved byte accepted");
+	len = random_batch(b, want, 5, false);
+	hw[3].enc = 9;
+	CHECK(r2net_tmem_zbatch_decode(&zb, b, len, false) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "an unknown form accepted");
+
+	/* GET_ZPAGES requests */
+	for (n = 1; n <= R2NET_BATCH_MAX; n++) {
+		r2net_tmem_batch_encode(bw, n);
+		len = R2NET_BATCH_HDR_LEN + n * R2NET_HANDLE_LEN;
+		CHECK(r2net_tmem_handles_decode(&count, &handles, b, len) ==
+		      R2NET_ACCEPT && count == n &&
+		      handles == b + R2NET_BATCH_HDR_LEN,
+		      "%u handles refused", n);
+		CHECK(r2net_tmem_handles_decode(&count, &handles, b,
+						len + R2NET_HANDLE_LEN) ==
+		      R2NET_REJECT_BAD_LENGTH,
+		      "%u handles with one more accepted", n);
+		CHECK(r2net_tmem_handles_decode(&count, &handles, b, len - 1) ==
+		      R2NET_REJECT_BAD_LENGTH, "%u handles less a byte", n);
+	}
+	r2net_tmem_batch_encode(bw, 0);
+	CHECK(r2net_tmem_handles_decode(&count, &handles, b, 40) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "0 handles accepted");
+	r2net_tmem_batch_encode(bw, 1);
+	bw->reserved = cpu_to_le32(0x100);
+	CHECK(r2net_tmem_handles_decode(&count, &handles, b, 40) ==
+	      R2NET_REJECT_BAD_PAYLOAD, "handles with reserved set accepted");
+}
+
 static void test_pool_flags(void)
 {
 	u32 v = (u32)TMEM_SPEC_VERSION << TMEM_POOL_VERSION_SHIFT;
@@ -1185,6 +1383,7 @@ int main(int argc, char **argv)
 	test_payload_rejects();
 	test_zpage_lengths();
 	test_zpage_decode();
+	test_batches(rounds);
 	test_pool_flags();
 	test_reject_names();
 	printf("abi_test: %lu checks, %lu failed\n", test_checks, test_failures);

@@ -11,7 +11,8 @@
  *	An accepted header must obey every rule of r2net_hdr_check(); an
  *	accepted payload must encode back to the very same bytes.  Zpages
  *	(PUT_ZPAGE, GET_ZPAGE replies) get their own mutations of the
- *	encoding, reserved bytes and length.
+ *	encoding, reserved bytes and length, and so does every page of a
+ *	batch (PUT_ZPAGES, GET_ZPAGES replies), with its count.
  * conf: valid ramster.conf texts (with and without timeouts), mutated by
  *	line (delete, duplicate, swap, replace a value by a boundary value)
  *	and by byte, fed to rconf_parse(); every 1024th also through a file
@@ -58,6 +59,7 @@ static const u16 types[] = {
 	R2NET_MSG_TMEM_PUT_PAGE, R2NET_MSG_TMEM_GET_PAGE,
 	R2NET_MSG_TMEM_FLUSH_PAGE, R2NET_MSG_TMEM_FLUSH_OBJECT,
 	R2NET_MSG_TMEM_PUT_ZPAGE, R2NET_MSG_TMEM_GET_ZPAGE,
+	R2NET_MSG_TMEM_PUT_ZPAGES, R2NET_MSG_TMEM_GET_ZPAGES,
 	R2NET_MSG_USER_FIRST, 0x10ec, R2NET_MSG_USER_LAST,
 };
 
@@ -66,7 +68,8 @@ static const u16 edge_types[] = {
 	0, R2NET_MSG_KEEPALIVE_RESP + 1, R2NET_MSG_TMEM_BASE,
 	R2NET_MSG_TMEM_BASE + 3, R2NET_MSG_TMEM_FLUSH_OBJECT + 1,
 	R2NET_MSG_TMEM_ZPAGE_BASE, R2NET_MSG_TMEM_PUT_ZPAGE - 1,
-	R2NET_MSG_TMEM_GET_ZPAGE + 1,
+	R2NET_MSG_TMEM_GET_ZPAGE + 1, R2NET_MSG_TMEM_BATCH_BASE,
+	R2NET_MSG_TMEM_PUT_ZPAGES - 1, R2NET_MSG_TMEM_GET_ZPAGES + 1,
 	R2NET_MSG_USER_FIRST - 1, R2NET_MSG_USER_FIRST,
 	R2NET_MSG_USER_LAST, R2NET_MSG_USER_LAST + 1, 0xffff,
 };
@@ -88,7 +91,9 @@ static const u32 lens[] = {
 	R2NET_HANDSHAKE_LEN, R2NET_PAGE_MSG_LEN - 1, R2NET_PAGE_MSG_LEN,
 	R2NET_PAGE_MSG_LEN + 1, 2, 4095, 4096, 4097, R2NET_ZPAGE_HDR_LEN - 1,
 	R2NET_ZPAGE_HDR_LEN, R2NET_ZPAGE_HDR_LEN + 1, R2NET_ZPAGE_MSG_MAX - 1,
-	R2NET_ZPAGE_MSG_MAX, R2NET_ZPAGE_MSG_MAX + 1, R2NET_MAX_PAYLOAD + 32,
+	R2NET_ZPAGE_MSG_MAX, R2NET_ZPAGE_MSG_MAX + 1, R2NET_ZPAGES_MIN - 1,
+	R2NET_ZPAGES_MIN, R2NET_HANDLES_MAX, R2NET_HANDLES_MAX + 1,
+	R2NET_MAX_PAYLOAD, R2NET_MAX_PAYLOAD + 1, R2NET_MAX_PAYLOAD + 32,
 	0x7fffffff, 0x80000000u, 0xffffffffu,
 };
 
@@ -103,6 +108,40 @@ static void fill_random(u8 *p, size_t n)
 {
 	while (n--)
 		*p++ = (u8)rnd64();
+}
+
+/* A random zpage's form: mostly short, some whole pages; NONE if none_ok. */
+static void random_zform(struct r2net_zpage *z, bool none_ok)
+{
+	z->enc = (u8)(R2NET_ZPAGE_SAME + rnd(3));
+	if (none_ok && !rnd(4))
+		z->enc = R2NET_ZPAGE_NONE;
+	z->arg = z->enc == R2NET_ZPAGE_RAW ? TMEM_PAGE_SIZE :
+		 z->enc == R2NET_ZPAGE_SAME ? (u32)rnd64() :
+		 z->enc == R2NET_ZPAGE_NONE ? (u32)-(s32)rnd(8) :
+		 rnd(2) ? 1 + rnd(R2NET_ZPAGE_LZO_MAX) :
+		 zpage_args[1 + rnd(5)];
+}
+
+/* A batch of 1..R2NET_BATCH_MAX random zpages at p; its length. */
+static u32 seed_zbatch(u8 *p, bool none_ok)
+{
+	struct r2net_tmem_zpage_le *hw = (void *)(p + R2NET_BATCH_HDR_LEN);
+	u32 n = 1 + rnd(R2NET_BATCH_MAX), len, i, dlen;
+	struct r2net_zpage z;
+	struct tmem_handle h = { .pool_id = rnd(16) };
+
+	r2net_tmem_batch_encode((void *)p, n);
+	len = R2NET_BATCH_HDR_LEN + n * R2NET_ZPAGE_HDR_LEN;
+	for (i = 0; i < n; i++) {
+		h.index = (u32)rnd64();
+		random_zform(&z, none_ok);
+		r2net_tmem_zpage_encode(&hw[i], &h, &z);
+		dlen = r2net_zpage_data_len(&z);
+		fill_random(p + len, dlen);
+		len += dlen;
+	}
+	return len;
 }
 
 /* A valid frame of a random type into buf; returns its size. */
@@ -175,6 +214,25 @@ static size_t seed_frame(u8 *buf)
 		r2net_tmem_zpage_encode((void *)payload, &h, &z);
 		len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&z);
 		fill_random(payload + R2NET_ZPAGE_HDR_LEN, len - R2NET_ZPAGE_HDR_LEN);
+		break;
+	case R2NET_MSG_TMEM_PUT_ZPAGES:
+		if (!reply) {
+			len = seed_zbatch(payload, false);
+			break;
+		}
+		len = 4 * rnd(R2NET_BATCH_MAX + 1);
+		fill_random(payload, len);
+		break;
+	case R2NET_MSG_TMEM_GET_ZPAGES:
+		if (reply) {
+			len = rnd(4) ? seed_zbatch(payload, true) : 0;
+			break;
+		}
+		i = 1 + rnd(R2NET_BATCH_MAX);
+		r2net_tmem_batch_encode((void *)payload, i);
+		len = R2NET_BATCH_HDR_LEN + i * R2NET_HANDLE_LEN;
+		fill_random(payload + R2NET_BATCH_HDR_LEN,
+			    len - R2NET_BATCH_HDR_LEN);
 		break;
 	case R2NET_MSG_TMEM_FLUSH_PAGE:
 	case R2NET_MSG_TMEM_FLUSH_OBJECT:
@@ -304,7 +362,23 @@ static size_t mutate_frame(u8 *buf, size_t size)
 		case 12:	/* a zpage's encoding, reserved bytes or arg */
 			if (size < R2NET_HDR_LEN + R2NET_ZPAGE_HDR_LEN)
 				break;
-			mutate_zpage(buf + R2NET_HDR_LEN, size - R2NET_HDR_LEN);
+			if (rnd(2)) {
+				mutate_zpage(buf + R2NET_HDR_LEN,
+					     size - R2NET_HDR_LEN);
+				break;
+			}
+			/* a batch's count, or one of its pages */
+			if (!rnd(3)) {
+				static const u32 c[] = { 0, 1, 15, 16, 17, 255 };
+
+				v = rnd(2) ? c[rnd(NR(c))] : (u32)rnd64();
+				memcpy(buf + R2NET_HDR_LEN, &v, sizeof(v));
+				break;
+			}
+			pos = R2NET_HDR_LEN + R2NET_BATCH_HDR_LEN +
+			      rnd(R2NET_BATCH_MAX) * R2NET_ZPAGE_HDR_LEN;
+			if (pos + R2NET_ZPAGE_HDR_LEN <= size)
+				mutate_zpage(buf + pos, size - pos);
 			break;
 		default:	/* several random bytes */
 			add = rnd(16);
@@ -350,6 +424,51 @@ static void check_zpage(const struct tmem_handle *h, const struct r2net_zpage *z
 		broken("impossible");
 }
 
+/*
+ * Every rule r2net_tmem_zbatch_decode() promises, on a batch it accepted:
+ * each page as a zpage would be, the data back to back to the end.
+ */
+static void check_zbatch(struct r2net_zbatch *b, const u8 *payload,
+			 size_t len, bool none_ok)
+{
+	const u8 *end = payload + len, *hdr = payload + R2NET_BATCH_HDR_LEN;
+	const u8 *next = hdr + b->count * R2NET_ZPAGE_HDR_LEN;
+	struct r2net_tmem_zpage_le again;
+	struct tmem_handle h;
+	struct r2net_zpage z;
+	const u8 *data;
+	u32 i, n;
+
+	if (!b->count || b->count > R2NET_BATCH_MAX)
+		broken("batch count out of range accepted");
+	if (r2net_tmem_batch_count(payload) != b->count)
+		broken("batch count differs from its bytes");
+	for (i = 0; i < b->count; i++) {
+		r2net_zbatch_next(b, &h, &z, &data);
+		n = r2net_zpage_data_len(&z);
+		if (z.enc == R2NET_ZPAGE_NONE && (!none_ok || (s32)z.arg > 0))
+			broken("batch page NONE accepted where it cannot be");
+		if (z.enc == R2NET_ZPAGE_LZO &&
+		    (!z.arg || z.arg > R2NET_ZPAGE_LZO_MAX))
+			broken("batch page LZO length out of range accepted");
+		if (z.enc == R2NET_ZPAGE_RAW && z.arg != TMEM_PAGE_SIZE)
+			broken("batch page RAW not a page accepted");
+		if (z.enc > R2NET_ZPAGE_RAW)
+			broken("batch page of an unknown encoding accepted");
+		if (data != next || data + n > end)
+			broken("batch page data not back to back in the frame");
+		r2net_tmem_zpage_encode(&again, &h, &z);
+		if (memcmp(&again, hdr + i * R2NET_ZPAGE_HDR_LEN, sizeof(again)))
+			broken("batch page does not encode back to its bytes");
+		/* touch every byte: ASan catches a short buffer */
+		if (n && memchr(data, 0x100 - 1, n) == data - 1)
+			broken("impossible");
+		next += n;
+	}
+	if (next != end)
+		broken("batch data does not end the payload");
+}
+
 /* Decode an accepted frame's payload; what decodes must encode the same. */
 static void decode_payload(const u8 *buf, const struct r2net_msg *m)
 {
@@ -368,9 +487,37 @@ static void decode_payload(const u8 *buf, const struct r2net_msg *m)
 	enum r2net_reject r = R2NET_ACCEPT;
 	const u8 *page;
 	u32 pool_id;
+	bool reply;
 
 	if (!m->len)
 		return;
+	reply = m->flags & R2NET_F_REPLY;
+	if ((m->type == R2NET_MSG_TMEM_PUT_ZPAGES && !reply) ||
+	    (m->type == R2NET_MSG_TMEM_GET_ZPAGES && reply)) {
+		bool none_ok = reply;
+		struct r2net_zbatch b;
+
+		r = r2net_tmem_zbatch_decode(&b, payload, m->len, none_ok);
+		if (r == R2NET_ACCEPT)
+			check_zbatch(&b, payload, m->len, none_ok);
+		payload_reasons[r]++;
+		return;
+	}
+	if (m->type == R2NET_MSG_TMEM_GET_ZPAGES) {
+		r = r2net_tmem_handles_decode(&pool_id, &page, payload, m->len);
+		if (r == R2NET_ACCEPT &&
+		    (R2NET_BATCH_HDR_LEN + pool_id * R2NET_HANDLE_LEN != m->len ||
+		     page != payload + R2NET_BATCH_HDR_LEN))
+			broken("handles are not the rest of the payload");
+		payload_reasons[r]++;
+		return;
+	}
+	if (m->type == R2NET_MSG_TMEM_PUT_ZPAGES) {
+		if (m->len % 4 || m->len > 4 * R2NET_BATCH_MAX)
+			broken("statuses of a wrong length accepted");
+		payload_reasons[R2NET_ACCEPT]++;
+		return;
+	}
 	if ((m->type == R2NET_MSG_TMEM_PUT_ZPAGE ||
 	     m->type == R2NET_MSG_TMEM_GET_ZPAGE) &&
 	    m->len != R2NET_HANDLE_LEN) {
@@ -451,6 +598,8 @@ static void fuzz_decoders(const u8 *buf, size_t size)
 	u32 pool_id;
 	size_t off = rnd((u32)size + 1), len = size - off;
 	u8 *p = malloc(len ? len : 1);
+	bool none_ok = rnd(2);
+	struct r2net_zbatch b;
 
 	if (!p)
 		abort();
@@ -464,6 +613,11 @@ static void fuzz_decoders(const u8 *buf, size_t size)
 		broken("page decoder: page does not end the payload");
 	if (r2net_tmem_zpage_decode(&h, &z, &page, p, len) == R2NET_ACCEPT)
 		check_zpage(&h, &z, page, p, len);
+	if (r2net_tmem_zbatch_decode(&b, p, len, none_ok) == R2NET_ACCEPT)
+		check_zbatch(&b, p, len, none_ok);
+	if (r2net_tmem_handles_decode(&pool_id, &page, p, len) == R2NET_ACCEPT &&
+	    R2NET_BATCH_HDR_LEN + pool_id * R2NET_HANDLE_LEN != len)
+		broken("handles decoder: a wrong count accepted");
 	free(p);
 }
 
