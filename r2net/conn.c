@@ -56,8 +56,7 @@ static void r2net_conn_release(struct kref *ref)
 	struct r2net_conn *conn = container_of(ref, struct r2net_conn, ref);
 
 	xa_destroy(&conn->pending);
-	kfree(conn->reply_buf);
-	kfree(conn->rx_buf);
+	kvfree(conn->rx_buf);
 	kfree(conn);
 }
 
@@ -325,9 +324,8 @@ static int r2net_conn_start(u8 num, struct socket *sock, bool outgoing,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		goto fail;
-	conn->rx_buf = kmalloc(R2NET_MAX_FRAME, GFP_KERNEL);
-	conn->reply_buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
-	if (!conn->rx_buf || !conn->reply_buf)
+	conn->rx_buf = kvmalloc(R2NET_MAX_FRAME, GFP_KERNEL);
+	if (!conn->rx_buf)
 		goto fail_free;
 	conn->tx_wq = alloc_ordered_workqueue("r2net_tx/%u%c", WQ_MEM_RECLAIM,
 					      num, outgoing ? 'c' : 'a');
@@ -372,8 +370,7 @@ static int r2net_conn_start(u8 num, struct socket *sock, bool outgoing,
 	return 0;
 
 fail_free:
-	kfree(conn->reply_buf);
-	kfree(conn->rx_buf);
+	kvfree(conn->rx_buf);
 	kfree(conn);
 fail:
 	sock_release(sock);

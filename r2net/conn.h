@@ -33,12 +33,16 @@ enum {
 
 struct r2net_pending;
 
+/* The most pieces a frame references: a reply's pages, a batch's pages. */
+#define R2NET_REFS_MAX		R2NET_REPLY_PAGES
+
 /*
- * A frame to send: header and head in data[], then the page if there is
- * one.  A request's frame points at its pending entry and the entry back
- * at it (both under tx_lock) until the frame is written or dropped: while
- * it does, nobody may complete the request, for the frame still reads the
- * caller's page.
+ * A frame to send: header and head in data[], then the referenced pieces
+ * ref[], then the page if there is one.  A request's frame points at its
+ * pending entry and the entry back at it (both under tx_lock) until the
+ * frame is written or dropped: while it does, nobody may complete the
+ * request, for the frame still reads the caller's memory.  A reply's
+ * frame owns its pieces, the pages the handler built it in.
  */
 struct r2net_txbuf {
 	struct list_head	list;		/* conn->tx_queue */
@@ -47,6 +51,9 @@ struct r2net_txbuf {
 	struct page		*page;
 	struct r2net_pending	*p;		/* a request's, or NULL */
 	u8			state;		/* R2NET_TB_*, in send.c */
+	u8			nref;
+	bool			own_refs;	/* free_page() each when done */
+	struct kvec		ref[R2NET_REFS_MAX];
 	u8			data[];
 };
 
@@ -60,7 +67,10 @@ struct r2net_frame {
 	u64			req_id;
 	const struct kvec	*vec;		/* the head, copied */
 	size_t			nvec;
-	struct page		*page;		/* after the head, referenced */
+	const struct kvec	*ref;		/* then these, referenced */
+	size_t			nref;
+	bool			own_refs;	/* pages the frame frees */
+	struct page		*page;		/* last, referenced */
 };
 
 struct r2net_conn {
@@ -94,8 +104,7 @@ struct r2net_conn {
 	u64			keepalive_id;
 	ktime_t			keepalive_sent;
 
-	u8			*rx_buf;	/* R2NET_MAX_FRAME */
-	u8			*reply_buf;	/* R2NET_MAX_PAYLOAD */
+	u8			*rx_buf;	/* R2NET_MAX_FRAME, kvmalloc'd */
 };
 
 /*

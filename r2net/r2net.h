@@ -19,16 +19,39 @@ struct page;
 
 #include "r2net_wire.h"
 
-/* A request as its handler sees it. */
+/* The most pages a reply is built in: a batch's headers and its pages. */
+#define R2NET_REPLY_PAGES	(R2NET_BATCH_MAX + 2)
+
+/*
+ * A request as its handler sees it.  The handler builds its reply with
+ * r2net_reply_add() and r2net_reply_reserve(), in pages that the reply's
+ * frame then sends as they are: no copy, no large allocation.
+ */
 struct r2net_request {
 	u8		node;		/* the sender's number */
 	u16		type;
 	u32		key;
 	const void	*data;		/* len bytes, valid during the call */
 	u32		len;
-	void		*reply;		/* R2NET_MAX_PAYLOAD bytes for the reply */
-	u32		reply_len;	/* set by the handler; 0 on entry */
+	/* r2net's: the reply so far */
+	struct kvec	reply[R2NET_REPLY_PAGES];
+	u32		reply_nr;	/* pages in reply[] */
+	u32		reply_len;	/* bytes in all */
 };
+
+/*
+ * r2net_reply_reserve() - room for @len (at most PAGE_SIZE) contiguous
+ * reply bytes after those already in the reply, for the handler to write;
+ * r2net_reply_commit() then adds the first n of them to the reply.  NULL
+ * when the reply would be longer than R2NET_MAX_PAYLOAD or no memory is
+ * left.
+ */
+void *r2net_reply_reserve(struct r2net_request *req, u32 len);
+void r2net_reply_commit(struct r2net_request *req, u32 n);
+/* Copy @len bytes to the reply: 0, or -EMSGSIZE / -ENOMEM (nothing added). */
+int r2net_reply_add(struct r2net_request *req, const void *data, u32 len);
+/* Forget the reply so far. */
+void r2net_reply_clear(struct r2net_request *req);
 
 /*
  * A handler runs in process context on the receiving connection's thread,
@@ -105,6 +128,21 @@ int r2net_send_page_sync(u8 node, u16 type, u32 key, const void *head,
 			 struct r2net_reply *reply, unsigned int timeout_ms);
 int r2net_send_page_async(u8 node, u16 type, u32 key, const void *head,
 			  size_t head_len, struct page *page,
+			  unsigned int timeout_ms, r2net_done_fn done,
+			  void *arg);
+
+/*
+ * The same with pieces after the head: @ref's @nref pieces (at most
+ * R2NET_REPLY_PAGES) are sent as they are, not copied, and must stay and
+ * not change until the request completes.  For batches of compressed
+ * pages, each in a buffer of its own.
+ */
+int r2net_send_refs_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
+			 size_t nvec, const struct kvec *ref, size_t nref,
+			 struct r2net_reply *reply, unsigned int timeout_ms);
+int r2net_send_refs_async(u8 node, u16 type, u32 key,
+			  const struct kvec *vec, size_t nvec,
+			  const struct kvec *ref, size_t nref,
 			  unsigned int timeout_ms, r2net_done_fn done,
 			  void *arg);
 

@@ -169,16 +169,13 @@ static int r2net_rx_request(struct r2net_conn *conn,
 		.key	= msg->key,
 		.data	= payload,
 		.len	= msg->len,
-		.reply	= conn->reply_buf,
 	};
-	struct kvec vec = { .iov_base = conn->reply_buf };
 	struct r2net_frame f = {
 		.type	= msg->type,
 		.flags	= R2NET_F_REPLY,
 		.key	= msg->key,
 		.req_id	= msg->req_id,
-		.vec	= &vec,
-		.nvec	= 1,
+		.own_refs = true,
 	};
 	struct r2net_txbuf *tb;
 
@@ -187,20 +184,23 @@ static int r2net_rx_request(struct r2net_conn *conn,
 		r2net_stat_inc(rn, R2NET_STAT_NO_HANDLER);
 		pr_warn_ratelimited("node %u: no handler for type %#x key %#x\n",
 				    conn->num, msg->type, msg->key);
-	} else if (req.reply_len > R2NET_MAX_PAYLOAD ||
-		   !r2net_msg_len_ok(msg->type, true, req.reply_len)) {
+	} else if (!r2net_msg_len_ok(msg->type, true, req.reply_len)) {
 		pr_warn_once("handler for type %#x key %#x returned %u reply bytes; sending none\n",
 			     msg->type, msg->key, req.reply_len);
-		req.reply_len = 0;
+		r2net_reply_clear(&req);
 	}
+	if (f.sys_status)
+		r2net_reply_clear(&req);
 
-	vec.iov_len = f.sys_status ? 0 : req.reply_len;
+	f.ref = req.reply;
+	f.nref = req.reply_nr;
 	tb = r2net_txbuf_alloc(&f, GFP_NOIO);
 	if (!tb) {
 		/* The sender must hear something: a bare reply is small. */
+		r2net_reply_clear(&req);
 		f.sys_status = R2NET_SYS_NOMEM;
 		f.status = 0;
-		f.nvec = 0;
+		f.nref = 0;
 		tb = r2net_txbuf_alloc(&f, GFP_NOIO | __GFP_NOFAIL);
 	}
 	r2net_queue(conn, tb, false, 0);

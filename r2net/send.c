@@ -23,10 +23,24 @@ enum {
 	R2NET_TB_SENDING,	/* off tx_queue, being written */
 };
 
+/* The length of a frame's payload: the head, the pieces and the page. */
+static size_t r2net_frame_len(const struct r2net_frame *f)
+{
+	size_t len = 0, i;
+
+	for (i = 0; i < f->nvec; i++)
+		len += f->vec[i].iov_len;
+	for (i = 0; i < f->nref; i++)
+		len += f->ref[i].iov_len;
+	return len + (f->page ? PAGE_SIZE : 0);
+}
+
 /*
- * A frame of the header, the vec's bytes and, if f->page is set, the
- * page's PAGE_SIZE bytes after them.  The page is not copied: it is
- * referenced until the frame is written or dropped.
+ * A frame of the header, the vec's bytes, the ref pieces and, if f->page
+ * is set, the page's PAGE_SIZE bytes after them.  The pieces and the page
+ * are not copied: they are referenced until the frame is written or
+ * dropped (pieces the frame owns are freed then).  At most
+ * R2NET_REFS_MAX pieces.
  */
 struct r2net_txbuf *r2net_txbuf_alloc(const struct r2net_frame *f, gfp_t gfp)
 {
@@ -35,13 +49,19 @@ struct r2net_txbuf *r2net_txbuf_alloc(const struct r2net_frame *f, gfp_t gfp)
 	size_t len = 0, i;
 	u8 *p;
 
+	if (WARN_ON_ONCE(f->nref > R2NET_REFS_MAX))
+		return NULL;
 	for (i = 0; i < f->nvec; i++)
 		len += f->vec[i].iov_len;
 	tb = kmalloc(struct_size(tb, data, R2NET_HDR_LEN + len), gfp);
 	if (!tb)
 		return NULL;
 	tb->head_len = R2NET_HDR_LEN + len;
-	tb->len = tb->head_len + (f->page ? PAGE_SIZE : 0);
+	tb->len = R2NET_HDR_LEN + r2net_frame_len(f);
+	tb->nref = f->nref;
+	tb->own_refs = f->own_refs;
+	for (i = 0; i < f->nref; i++)
+		tb->ref[i] = f->ref[i];
 	tb->page = f->page;
 	if (tb->page)
 		get_page(tb->page);
@@ -61,6 +81,11 @@ struct r2net_txbuf *r2net_txbuf_alloc(const struct r2net_frame *f, gfp_t gfp)
 
 void r2net_txbuf_free(struct r2net_txbuf *tb)
 {
+	unsigned int i;
+
+	if (tb->own_refs)
+		for (i = 0; i < tb->nref; i++)
+			free_page((unsigned long)tb->ref[i].iov_base);
 	if (tb->page)
 		put_page(tb->page);
 	kfree(tb);
@@ -129,35 +154,36 @@ int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 	return 0;
 }
 
-static int r2net_send_raw(struct r2net_conn *conn, void *data, size_t len,
-			  bool more)
+/*
+ * Write the whole frame.  kernel_sendmsg() copies: once it returns, the
+ * pieces and the page are free to change.
+ */
+static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
+			 bool more)
 {
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
 	};
-	struct kvec vec = { .iov_base = data, .iov_len = len };
+	struct kvec vec[R2NET_REFS_MAX + 2];
+	unsigned int n = 0, i;
+	void *addr = NULL;
 	int ret;
 
-	ret = kernel_sendmsg(conn->sock, &msg, &vec, 1, len);
-	if (ret == len)
+	vec[n].iov_base = tb->data;
+	vec[n++].iov_len = tb->head_len;
+	for (i = 0; i < tb->nref; i++)
+		vec[n++] = tb->ref[i];
+	if (tb->page) {
+		addr = kmap_local_page(tb->page);
+		vec[n].iov_base = addr;
+		vec[n++].iov_len = PAGE_SIZE;
+	}
+	ret = kernel_sendmsg(conn->sock, &msg, vec, n, tb->len);
+	if (addr)
+		kunmap_local(addr);
+	if (ret == tb->len)
 		return 0;
 	return ret < 0 ? ret : -EIO;
-}
-
-/* kernel_sendmsg() copies: once it returns, the page is free to change. */
-static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
-			 bool more)
-{
-	void *addr;
-	int ret;
-
-	ret = r2net_send_raw(conn, tb->data, tb->head_len, more || tb->page);
-	if (ret || !tb->page)
-		return ret;
-	addr = kmap_local_page(tb->page);
-	ret = r2net_send_raw(conn, addr, PAGE_SIZE, more);
-	kunmap_local(addr);
-	return ret;
 }
 
 void r2net_tx_work_fn(struct work_struct *work)
@@ -362,35 +388,30 @@ void r2net_pending_complete(struct r2net_pending *p, int err, s32 status,
  * reply, the reaper, the teardown or the caller taking it back with
  * r2net_pending_take().
  */
-static int r2net_send_request(u8 num, u16 type, u32 key,
-			      const struct kvec *vec, size_t nvec,
-			      struct page *page, struct r2net_pending *p,
+static int r2net_send_request(u8 num, const struct r2net_frame *f,
+			      struct r2net_pending *p,
 			      unsigned int timeout_ms,
 			      struct r2net_conn **connp, u32 *idp)
 {
-	struct r2net_frame f = {
-		.type	= type,
-		.key	= key,
-		.vec	= vec,
-		.nvec	= nvec,
-		.page	= page,
-	};
 	struct r2net_conn *conn;
 	struct r2net_txbuf *tb;
 	size_t len = 0, i;
 	u32 id;
 	int ret;
 
-	if (!r2net_msg_tmem_op(type) && !r2net_msg_type_user(type))
+	if (!r2net_msg_tmem_op(f->type) && !r2net_msg_type_user(f->type))
 		return -EINVAL;
-	for (i = 0; i < nvec; i++) {
-		len += vec[i].iov_len;
-		if (len > R2NET_MAX_PAYLOAD)
-			return -EMSGSIZE;
-	}
-	if (page && len > R2NET_MAX_PAYLOAD - PAGE_SIZE)
+	if (f->nref > R2NET_REFS_MAX)
 		return -EMSGSIZE;
-	if (!r2net_msg_len_ok(type, false, len + (page ? PAGE_SIZE : 0)))
+	/* Each piece is at most the largest payload: no sum overflows. */
+	for (i = 0; i < f->nvec; i++)
+		if (f->vec[i].iov_len > R2NET_MAX_PAYLOAD)
+			return -EMSGSIZE;
+	for (i = 0; i < f->nref; i++)
+		if (f->ref[i].iov_len > R2NET_MAX_PAYLOAD)
+			return -EMSGSIZE;
+	len = r2net_frame_len(f);
+	if (len > R2NET_MAX_PAYLOAD || !r2net_msg_len_ok(f->type, false, len))
 		return -EMSGSIZE;
 	if (num > R2NET_MAX_NODE)
 		return -ENOTCONN;
@@ -398,13 +419,13 @@ static int r2net_send_request(u8 num, u16 type, u32 key,
 	if (!conn)
 		return -ENOTCONN;
 
-	p->type = type;
-	p->key = key;
+	p->type = f->type;
+	p->key = f->key;
 	p->sent = ktime_get();
 	p->deadline = jiffies + msecs_to_jiffies(timeout_ms ?:
 						 r2net_info.idle_timeout_ms);
 
-	tb = r2net_txbuf_alloc(&f, GFP_NOIO | __GFP_NOWARN);
+	tb = r2net_txbuf_alloc(f, GFP_NOIO | __GFP_NOWARN);
 	if (!tb) {
 		ret = -ENOMEM;
 		goto out_put;
@@ -447,8 +468,7 @@ out_put:
 	return ret;
 }
 
-static int r2net_do_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
-			 size_t nvec, struct page *page,
+static int r2net_do_sync(u8 node, const struct r2net_frame *f,
 			 struct r2net_reply *reply, unsigned int timeout_ms)
 {
 	struct r2net_pending p = { .reply = reply };
@@ -462,8 +482,7 @@ static int r2net_do_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
 		reply->status = 0;
 		reply->len = 0;
 	}
-	ret = r2net_send_request(node, type, key, vec, nvec, page, &p,
-				 timeout_ms, &conn, &id);
+	ret = r2net_send_request(node, f, &p, timeout_ms, &conn, &id);
 	if (ret)
 		return ret;
 	left = max_t(long, p.deadline - jiffies, 1);
@@ -488,8 +507,11 @@ int r2net_send_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
 		    size_t nvec, struct r2net_reply *reply,
 		    unsigned int timeout_ms)
 {
-	return r2net_do_sync(node, type, key, vec, nvec, NULL, reply,
-			     timeout_ms);
+	struct r2net_frame f = {
+		.type = type, .key = key, .vec = vec, .nvec = nvec,
+	};
+
+	return r2net_do_sync(node, &f, reply, timeout_ms);
 }
 EXPORT_SYMBOL_GPL(r2net_send_sync);
 
@@ -498,14 +520,28 @@ int r2net_send_page_sync(u8 node, u16 type, u32 key, const void *head,
 			 struct r2net_reply *reply, unsigned int timeout_ms)
 {
 	struct kvec vec = { .iov_base = (void *)head, .iov_len = head_len };
+	struct r2net_frame f = {
+		.type = type, .key = key, .vec = &vec, .nvec = 1, .page = page,
+	};
 
-	return r2net_do_sync(node, type, key, &vec, 1, page, reply,
-			     timeout_ms);
+	return r2net_do_sync(node, &f, reply, timeout_ms);
 }
 EXPORT_SYMBOL_GPL(r2net_send_page_sync);
 
-static int r2net_do_async(u8 node, u16 type, u32 key, const struct kvec *vec,
-			  size_t nvec, struct page *page,
+int r2net_send_refs_sync(u8 node, u16 type, u32 key, const struct kvec *vec,
+			 size_t nvec, const struct kvec *ref, size_t nref,
+			 struct r2net_reply *reply, unsigned int timeout_ms)
+{
+	struct r2net_frame f = {
+		.type = type, .key = key, .vec = vec, .nvec = nvec,
+		.ref = ref, .nref = nref,
+	};
+
+	return r2net_do_sync(node, &f, reply, timeout_ms);
+}
+EXPORT_SYMBOL_GPL(r2net_send_refs_sync);
+
+static int r2net_do_async(u8 node, const struct r2net_frame *f,
 			  unsigned int timeout_ms, r2net_done_fn done,
 			  void *arg)
 {
@@ -521,8 +557,7 @@ static int r2net_do_async(u8 node, u16 type, u32 key, const struct kvec *vec,
 		return -ENOMEM;
 	p->done = done;
 	p->arg = arg;
-	ret = r2net_send_request(node, type, key, vec, nvec, page, p,
-				 timeout_ms, &conn, &id);
+	ret = r2net_send_request(node, f, p, timeout_ms, &conn, &id);
 	if (ret) {
 		kfree(p);
 		return ret;
@@ -536,8 +571,11 @@ int r2net_send_async(u8 node, u16 type, u32 key, const struct kvec *vec,
 		     size_t nvec, unsigned int timeout_ms,
 		     r2net_done_fn done, void *arg)
 {
-	return r2net_do_async(node, type, key, vec, nvec, NULL, timeout_ms,
-			      done, arg);
+	struct r2net_frame f = {
+		.type = type, .key = key, .vec = vec, .nvec = nvec,
+	};
+
+	return r2net_do_async(node, &f, timeout_ms, done, arg);
 }
 EXPORT_SYMBOL_GPL(r2net_send_async);
 
@@ -547,11 +585,28 @@ int r2net_send_page_async(u8 node, u16 type, u32 key, const void *head,
 			  void *arg)
 {
 	struct kvec vec = { .iov_base = (void *)head, .iov_len = head_len };
+	struct r2net_frame f = {
+		.type = type, .key = key, .vec = &vec, .nvec = 1, .page = page,
+	};
 
-	return r2net_do_async(node, type, key, &vec, 1, page, timeout_ms,
-			      done, arg);
+	return r2net_do_async(node, &f, timeout_ms, done, arg);
 }
 EXPORT_SYMBOL_GPL(r2net_send_page_async);
+
+int r2net_send_refs_async(u8 node, u16 type, u32 key,
+			  const struct kvec *vec, size_t nvec,
+			  const struct kvec *ref, size_t nref,
+			  unsigned int timeout_ms, r2net_done_fn done,
+			  void *arg)
+{
+	struct r2net_frame f = {
+		.type = type, .key = key, .vec = vec, .nvec = nvec,
+		.ref = ref, .nref = nref,
+	};
+
+	return r2net_do_async(node, &f, timeout_ms, done, arg);
+}
+EXPORT_SYMBOL_GPL(r2net_send_refs_async);
 
 /*
  * Complete every request past its deadline whose frame has been written or

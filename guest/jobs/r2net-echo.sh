@@ -1,5 +1,5 @@
 # r2net-echo: every node echoes to every other through r2net (r2echo.ko):
-# synchronous echoes of 1, 4096, 0 and 4136 bytes and of tmem pages, then
+# synchronous echoes of 1, 4096, 0 and 66184 bytes and of tmem pages, then
 # 200 asynchronous echoes of 64..4096 bytes, 64 in flight, all nodes
 # at once.  Every reply is checked; r2net's counters must agree on both
 # ends.  Nodes stay up until every peer has had its echoes served here.
@@ -19,7 +19,7 @@ done
 ok "r2echo saw every peer come up: $(tr '\n' ' ' < $r2e/events)"
 
 peer=${peers%%[!0-9]*}
-for bad in bogus "sync $peer" "sync $peer 4137 1" "sync $peer 1 0" \
+for bad in bogus "sync $peer" "sync $peer 66185 1" "sync $peer 1 0" \
 	"sync $peer 9-3 1" "sync 255 1 1" "page $peer 1000001" \
 	"async $peer 64 1000001 8" "async $peer 64 10 0" "async $peer 64 10"; do
 	echo "$bad" 2>/dev/null > $r2e/run && fail "r2echo accepted '$bad'"
@@ -34,7 +34,7 @@ for p in $peers; do
 	echo_ok sync "$p" 1 20
 	echo_ok sync "$p" 4096 20
 	echo_ok sync "$p" 0 20
-	echo_ok sync "$p" 4136 20
+	echo_ok sync "$p" 66184 20
 	echo_ok page "$p" 20
 done
 for p in $peers; do

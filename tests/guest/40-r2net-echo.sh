@@ -1,6 +1,6 @@
 #!/bin/bash
 # r2net between three nodes: every node echoes to every other through
-# r2echo.ko, synchronously (0..4136 bytes and tmem pages) and 200 times
+# r2echo.ko, synchronously (0..66184 bytes and tmem pages) and 200 times
 # asynchronously with 64 in flight, all at once; every reply checked,
 # r2net's counters agree on both ends.
 set -eu

@@ -38,7 +38,7 @@
 #define R2ECHO_CMD_MAX		128
 #define R2ECHO_OUT_MAX		768
 #define R2ECHO_USAGE \
-	"sync NODE LEN COUNT | page NODE COUNT | async NODE LEN COUNT WINDOW (NODE 0..254, LEN 0..4136 or MIN-MAX, COUNT 1..1000000, WINDOW 1..4096)"
+	"sync NODE LEN COUNT | page NODE COUNT | async NODE LEN COUNT WINDOW (NODE 0..254, LEN 0..66184 or MIN-MAX, COUNT 1..1000000, WINDOW 1..4096)"
 
 /*
  * With WINDOW requests queued on one connection, the last waits for all
@@ -127,12 +127,9 @@ static struct dentry *r2echo_dir;
 
 static s32 r2echo_handler(struct r2net_request *req, void *data)
 {
-	if (req->len > R2NET_MAX_PAYLOAD)
-		return -EMSGSIZE;
-	if (req->len)
-		memcpy(req->reply, req->data, req->len);
-	req->reply_len = req->len;
-	return req->len;
+	int err = r2net_reply_add(req, req->data, req->len);
+
+	return err ?: req->len;
 }
 
 /* ---- payloads ---- */
@@ -201,11 +198,11 @@ static int r2echo_run_sync(const struct r2echo_cmd *c,
 	u32 seq, len;
 	int err;
 
-	req = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
-	rep = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+	req = kvmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+	rep = kvmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 	if (!req || !rep) {
-		kfree(req);
-		kfree(rep);
+		kvfree(req);
+		kvfree(rep);
 		return -ENOMEM;
 	}
 	for (seq = 0; seq < c->count; seq++) {
@@ -235,8 +232,8 @@ static int r2echo_run_sync(const struct r2echo_cmd *c,
 		res->ok++;
 		cond_resched();
 	}
-	kfree(req);
-	kfree(rep);
+	kvfree(req);
+	kvfree(rep);
 	return 0;
 }
 
@@ -263,7 +260,7 @@ static int r2echo_run_page(const struct r2echo_cmd *c,
 
 	msg = kmalloc(sizeof(*msg), GFP_KERNEL);
 	page = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
-	rep = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+	rep = kvmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 	if (!msg || !page || !rep) {
 		err = -ENOMEM;
 		goto out;
@@ -303,7 +300,7 @@ static int r2echo_run_page(const struct r2echo_cmd *c,
 out:
 	kfree(msg);
 	kfree(page);
-	kfree(rep);
+	kvfree(rep);
 	return err;
 }
 
