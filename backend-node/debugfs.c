@@ -22,7 +22,9 @@
  * client); "server": "requests_OP N" per tmem operation, "errors_REASON N"
  * per reason a request was answered with an error, get_hits, get_misses,
  * then requests_put_zpage and requests_get_zpage (of the puts and gets,
- * those of zpages), zpage_bytes_in and zpage_bytes_out (their data bytes).
+ * those of zpages), zpage_bytes_in and zpage_bytes_out (their data bytes),
+ * requests_put_zpages and requests_get_zpages (batch frames, whose pages
+ * count as zpages too).
  * Each read takes a fresh reading.
  */
 #include <linux/debugfs.h>
@@ -124,6 +126,8 @@ static int backend_server_show(struct seq_file *m, void *v)
 		   st.zpage_puts, st.zpage_gets);
 	seq_printf(m, "zpage_bytes_in %llu\nzpage_bytes_out %llu\n",
 		   st.zpage_bytes_in, st.zpage_bytes_out);
+	seq_printf(m, "requests_put_zpages %llu\nrequests_get_zpages %llu\n",
+		   st.batch_puts, st.batch_gets);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(backend_server);

@@ -14,7 +14,13 @@
  * The server keeps it in the form it came in and gives it back so: it
  * never decompresses a client's stream to store or return it (a plain GET
  * of it decompresses it, checked).  They count as puts and gets, and also
- * in counters of their own.
+ * in counters of their own.  PUT_ZPAGES and GET_ZPAGES do the same for up
+ * to R2NET_BATCH_MAX pages in one pass, each page counted as one PUT_ZPAGE
+ * or GET_ZPAGE would be; a malformed batch is refused whole, before any
+ * page of it is stored.
+ *
+ * Replies are built in r2net's reply pages: the store copies a page
+ * straight into the frame that carries it.
  *
  * r2net has checked the frame's length against the type already; the
  * checks here do not rely on it.  Nothing from the network reaches a
@@ -35,6 +41,8 @@ static atomic64_t server_zpage_puts;
 static atomic64_t server_zpage_gets;
 static atomic64_t server_zpage_bytes_in;
 static atomic64_t server_zpage_bytes_out;
+static atomic64_t server_batch_puts;
+static atomic64_t server_batch_gets;
 
 static const char * const server_op_names[BACKEND_SERVER_NR_OPS] = {
 	[BACKEND_SERVER_NEW_POOL]	= "new_pool",
@@ -162,24 +170,43 @@ static s32 server_put(struct r2net_request *req, void *data)
 	return server_result(tmem_put(data, req->node, &h, page));
 }
 
+/* Count a get's result, hit or miss. */
+static void server_get_counted(s32 ret)
+{
+	if (ret == 1)
+		atomic64_inc(&server_get_hits);
+	else if (ret == 0)
+		atomic64_inc(&server_get_misses);
+}
+
+/* The reply: the handle, then the page straight from the store. */
 static s32 server_get(struct r2net_request *req, void *data)
 {
-	struct r2net_tmem_page_le *reply = req->reply;
+	struct tmem_handle_le *hw;
 	struct tmem_handle h;
+	void *page;
 	s32 ret;
 
 	atomic64_inc(&server_requests[BACKEND_SERVER_GET]);
 	ret = server_handle(req, &h);
 	if (ret)
 		return ret;
-	ret = tmem_get(data, req->node, &h, reply->data);
-	if (ret == 1) {
-		tmem_handle_to_le(&reply->handle, &h);
-		req->reply_len = R2NET_PAGE_MSG_LEN;
-		atomic64_inc(&server_get_hits);
-	} else if (ret == 0) {
-		atomic64_inc(&server_get_misses);
+	hw = r2net_reply_reserve(req, sizeof(*hw));
+	if (!hw)
+		return server_result(-TMEM_ENOMEM);
+	tmem_handle_to_le(hw, &h);
+	r2net_reply_commit(req, sizeof(*hw));
+	page = r2net_reply_reserve(req, TMEM_PAGE_SIZE);
+	if (!page) {
+		r2net_reply_clear(req);
+		return server_result(-TMEM_ENOMEM);
 	}
+	ret = tmem_get(data, req->node, &h, page);
+	if (ret == 1)
+		r2net_reply_commit(req, TMEM_PAGE_SIZE);
+	else
+		r2net_reply_clear(req);
+	server_get_counted(ret);
 	return server_result(ret);
 }
 
@@ -200,93 +227,188 @@ static bool server_zenc(u8 enc, enum tmem_zenc *zenc)
 	return false;
 }
 
+/*
+ * The wire's form of a page the store gave as @src.  Checked with the
+ * decoder a client uses: a form the wire cannot carry (a bug) fails the
+ * get instead of going out as a bad frame.  Returns 1 or -TMEM_EINVAL.
+ */
+static s32 server_zform(struct r2net_zpage *z, const struct tmem_zpage *src)
+{
+	struct r2net_tmem_zpage_le w;
+	struct tmem_handle h = { };
+
+	z->arg = src->arg;
+	switch (src->enc) {
+	case TMEM_ZENC_SAME:
+		z->enc = R2NET_ZPAGE_SAME;
+		break;
+	case TMEM_ZENC_LZO:
+		z->enc = R2NET_ZPAGE_LZO;
+		break;
+	case TMEM_ZENC_RAW:
+		z->enc = R2NET_ZPAGE_RAW;
+		break;
+	default:
+		z->enc = R2NET_ZPAGE_NONE;	/* refused below */
+		break;
+	}
+	r2net_tmem_zpage_encode(&w, &h, z);
+	if (r2net_zpage_hdr_decode(&h, z, &w, false) != R2NET_ACCEPT) {
+		pr_err_ratelimited("a stored page came out as form %d with %u bytes: not sent\n",
+				   src->enc, src->arg);
+		return -TMEM_EINVAL;
+	}
+	return 1;
+}
+
+/*
+ * Get the page @h names into the reply, its data after what the reply
+ * has, and its zpage header into @hw.  A page not given back gets an
+ * R2NET_ZPAGE_NONE header with its status.  Returns the status.
+ */
+static s32 server_get_one(struct r2net_request *req, struct tmem_store *store,
+			  const struct tmem_handle *h,
+			  struct r2net_tmem_zpage_le *hw)
+{
+	struct r2net_zpage z = { .enc = R2NET_ZPAGE_NONE };
+	struct tmem_zpage src;
+	void *buf;
+	s32 ret;
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_GET]);
+	atomic64_inc(&server_zpage_gets);
+	/* An ephemeral get takes the page: there must be room for it first. */
+	buf = r2net_reply_reserve(req, TMEM_PAGE_SIZE);
+	if (!buf)
+		ret = -TMEM_ENOMEM;
+	else if (!server_pool_id_ok(h->pool_id))
+		ret = server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
+	else
+		ret = tmem_get_zpage(store, req->node, h, &src, buf);
+	if (ret == 1)
+		ret = server_zform(&z, &src);
+	if (ret == 1) {
+		r2net_reply_commit(req, r2net_zpage_data_len(&z));
+		atomic64_add(r2net_zpage_data_len(&z), &server_zpage_bytes_out);
+	} else {
+		z.enc = R2NET_ZPAGE_NONE;
+		z.arg = (u32)ret;
+	}
+	r2net_tmem_zpage_encode(hw, h, &z);
+	server_get_counted(ret);
+	return server_result(ret);
+}
+
+static s32 server_get_zpage(struct r2net_request *req, void *data)
+{
+	struct r2net_tmem_zpage_le *hw;
+	struct tmem_handle h;
+	s32 ret;
+
+	ret = server_handle(req, &h);
+	if (ret) {
+		atomic64_inc(&server_requests[BACKEND_SERVER_GET]);
+		atomic64_inc(&server_zpage_gets);
+		return ret;
+	}
+	hw = r2net_reply_reserve(req, sizeof(*hw));
+	if (!hw)
+		return server_result(-TMEM_ENOMEM);
+	r2net_reply_commit(req, sizeof(*hw));
+	ret = server_get_one(req, data, &h, hw);
+	if (ret != 1)
+		r2net_reply_clear(req);
+	return ret;
+}
+
+/* A batch of gets: the batch header, every page's header, their data. */
+static s32 server_get_zpages(struct r2net_request *req, void *data)
+{
+	struct r2net_tmem_zpage_le *hw;
+	struct r2net_tmem_batch_le *bw;
+	struct tmem_handle h;
+	const u8 *handles;
+	enum r2net_reject r;
+	u32 count, i, len;
+
+	atomic64_inc(&server_batch_gets);
+	r = r2net_tmem_handles_decode(&count, &handles, req->data, req->len);
+	if (r != R2NET_ACCEPT)
+		return server_malformed(r);
+	len = R2NET_BATCH_HDR_LEN + count * R2NET_ZPAGE_HDR_LEN;
+	bw = r2net_reply_reserve(req, len);
+	if (!bw)
+		return server_result(-TMEM_ENOMEM);
+	r2net_tmem_batch_encode(bw, count);
+	r2net_reply_commit(req, len);
+	hw = (struct r2net_tmem_zpage_le *)(bw + 1);
+	for (i = 0; i < count; i++) {
+		r2net_tmem_handle_decode(&h, handles + i * R2NET_HANDLE_LEN,
+					 R2NET_HANDLE_LEN);
+		server_get_one(req, data, &h, &hw[i]);
+	}
+	return count;
+}
+
+/* Store one page of a batch; its status. */
+static s32 server_put_one(struct r2net_request *req, struct tmem_store *store,
+			  const struct tmem_handle *h,
+			  const struct r2net_zpage *z, const u8 *bytes)
+{
+	struct tmem_zpage src = { .arg = z->arg, .data = bytes };
+
+	atomic64_inc(&server_requests[BACKEND_SERVER_PUT]);
+	atomic64_inc(&server_zpage_puts);
+	if (!server_pool_id_ok(h->pool_id))
+		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
+	/* The decoder knows every encoding this does. */
+	if (!server_zenc(z->enc, &src.enc))
+		return server_error(BACKEND_SERVER_BAD_PAYLOAD, -TMEM_EINVAL);
+	atomic64_add(r2net_zpage_data_len(z), &server_zpage_bytes_in);
+	return server_result(tmem_put_zpage(store, req->node, h, &src));
+}
+
 static s32 server_put_zpage(struct r2net_request *req, void *data)
 {
-	struct tmem_zpage src;
 	struct r2net_zpage z;
 	struct tmem_handle h;
 	enum r2net_reject r;
 	const u8 *bytes;
 
-	atomic64_inc(&server_requests[BACKEND_SERVER_PUT]);
-	atomic64_inc(&server_zpage_puts);
 	r = r2net_tmem_zpage_decode(&h, &z, &bytes, req->data, req->len);
+	if (r != R2NET_ACCEPT) {
+		atomic64_inc(&server_requests[BACKEND_SERVER_PUT]);
+		atomic64_inc(&server_zpage_puts);
+		return server_malformed(r);
+	}
+	return server_put_one(req, data, &h, &z, bytes);
+}
+
+/* The reply: a status for each page, in order. */
+static s32 server_put_zpages(struct r2net_request *req, void *data)
+{
+	struct r2net_zbatch b;
+	struct r2net_zpage z;
+	struct tmem_handle h;
+	enum r2net_reject r;
+	const u8 *bytes;
+	__le32 *st;
+	u32 i;
+
+	atomic64_inc(&server_batch_puts);
+	r = r2net_tmem_zbatch_decode(&b, req->data, req->len, false);
 	if (r != R2NET_ACCEPT)
 		return server_malformed(r);
-	if (!server_pool_id_ok(h.pool_id))
-		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
-	/* The decoder knows every encoding this does. */
-	if (!server_zenc(z.enc, &src.enc))
-		return server_error(BACKEND_SERVER_BAD_PAYLOAD, -TMEM_EINVAL);
-	src.arg = z.arg;
-	src.data = bytes;
-	atomic64_add(r2net_zpage_data_len(&z), &server_zpage_bytes_in);
-	return server_result(tmem_put_zpage(data, req->node, &h, &src));
-}
-
-/*
- * The GET_ZPAGE reply for a page the store gave as @src, its bytes
- * already in place after the header.  Checked with the decoder a client
- * uses: a form the wire cannot carry (a bug) fails the get instead of
- * going out as a bad frame.  Returns 1 or -TMEM_EINVAL.
- */
-static s32 server_zpage_reply(struct r2net_request *req,
-			      const struct tmem_handle *h,
-			      const struct tmem_zpage *src)
-{
-	struct r2net_zpage z = { .arg = src->arg };
-	struct tmem_handle back;
-	struct r2net_zpage zback;
-	const u8 *bytes;
-	u32 len;
-
-	switch (src->enc) {
-	case TMEM_ZENC_SAME:
-		z.enc = R2NET_ZPAGE_SAME;
-		break;
-	case TMEM_ZENC_LZO:
-		z.enc = R2NET_ZPAGE_LZO;
-		break;
-	case TMEM_ZENC_RAW:
-		z.enc = R2NET_ZPAGE_RAW;
-		break;
-	default:
-		z.enc = 0;	/* refused below */
-		break;
+	st = r2net_reply_reserve(req, b.count * sizeof(*st));
+	if (!st)
+		return server_result(-TMEM_ENOMEM);
+	r2net_reply_commit(req, b.count * sizeof(*st));
+	for (i = 0; i < b.count; i++) {
+		r2net_zbatch_next(&b, &h, &z, &bytes);
+		st[i] = cpu_to_le32((u32)server_put_one(req, data, &h, &z,
+							bytes));
 	}
-	len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&z);
-	r2net_tmem_zpage_encode(req->reply, h, &z);
-	if (r2net_tmem_zpage_decode(&back, &zback, &bytes, req->reply, len) !=
-	    R2NET_ACCEPT) {
-		pr_err_ratelimited("a stored page came out as form %d with %u bytes: not sent\n",
-				   src->enc, src->arg);
-		return -TMEM_EINVAL;
-	}
-	req->reply_len = len;
-	atomic64_add(r2net_zpage_data_len(&z), &server_zpage_bytes_out);
-	return 1;
-}
-
-static s32 server_get_zpage(struct r2net_request *req, void *data)
-{
-	struct tmem_zpage z;
-	struct tmem_handle h;
-	s32 ret;
-
-	atomic64_inc(&server_requests[BACKEND_SERVER_GET]);
-	atomic64_inc(&server_zpage_gets);
-	ret = server_handle(req, &h);
-	if (ret)
-		return ret;
-	ret = tmem_get_zpage(data, req->node, &h, &z,
-			     (u8 *)req->reply + R2NET_ZPAGE_HDR_LEN);
-	if (ret == 1)
-		ret = server_zpage_reply(req, &h, &z);
-	if (ret == 1)
-		atomic64_inc(&server_get_hits);
-	else if (ret == 0)
-		atomic64_inc(&server_get_misses);
-	return server_result(ret);
+	return b.count;
 }
 
 static s32 server_flush_page(struct r2net_request *req, void *data)
@@ -327,10 +449,14 @@ static const struct {
 	{ R2NET_MSG_TMEM_FLUSH_OBJECT, R2NET_HANDLE_LEN, server_flush_object },
 	{ R2NET_MSG_TMEM_PUT_ZPAGE, R2NET_ZPAGE_MSG_MAX, server_put_zpage },
 	{ R2NET_MSG_TMEM_GET_ZPAGE, R2NET_HANDLE_LEN, server_get_zpage },
+	{ R2NET_MSG_TMEM_PUT_ZPAGES, R2NET_ZPAGES_MAX, server_put_zpages },
+	{ R2NET_MSG_TMEM_GET_ZPAGES, R2NET_HANDLES_MAX, server_get_zpages },
 };
 
-/* GET_ZPAGE's reply: the header and a whole page fit req->reply. */
-static_assert(R2NET_ZPAGE_MSG_MAX <= R2NET_MAX_PAYLOAD);
+/* A batch's headers fit one reply page; the pages one each after it. */
+static_assert(R2NET_BATCH_HDR_LEN + R2NET_BATCH_MAX * R2NET_ZPAGE_HDR_LEN <=
+	      PAGE_SIZE);
+static_assert(R2NET_BATCH_MAX + 1 <= R2NET_REPLY_PAGES);
 static_assert(TMEM_ZPAGE_LZO_MAX == R2NET_ZPAGE_LZO_MAX);
 
 void backend_server_stats(struct backend_server_stats *st)
@@ -347,6 +473,8 @@ void backend_server_stats(struct backend_server_stats *st)
 	st->zpage_gets = atomic64_read(&server_zpage_gets);
 	st->zpage_bytes_in = atomic64_read(&server_zpage_bytes_in);
 	st->zpage_bytes_out = atomic64_read(&server_zpage_bytes_out);
+	st->batch_puts = atomic64_read(&server_batch_puts);
+	st->batch_gets = atomic64_read(&server_batch_gets);
 }
 
 /**
@@ -371,9 +499,10 @@ int backend_server_init(struct tmem_store *store)
 			goto fail;
 		}
 	}
-	pr_info("serving tmem over r2net (types %#x..%#x, zpages %#x..%#x, key %u)\n",
+	pr_info("serving tmem over r2net (types %#x..%#x, zpages %#x..%#x, batches %#x..%#x, key %u)\n",
 		R2NET_MSG_TMEM_NEW_POOL, R2NET_MSG_TMEM_FLUSH_OBJECT,
 		R2NET_MSG_TMEM_PUT_ZPAGE, R2NET_MSG_TMEM_GET_ZPAGE,
+		R2NET_MSG_TMEM_PUT_ZPAGES, R2NET_MSG_TMEM_GET_ZPAGES,
 		BACKEND_SERVER_KEY);
 	return 0;
 
@@ -408,8 +537,8 @@ void backend_server_exit(void)
 		n += scnprintf(line + n, sizeof(line) - n, " err_%s %llu",
 			       server_err_names[i], st.errors[i]);
 	n += scnprintf(line + n, sizeof(line) - n,
-		       " put_zpage %llu get_zpage %llu zpage_bytes_in %llu zpage_bytes_out %llu",
+		       " put_zpage %llu get_zpage %llu zpage_bytes_in %llu zpage_bytes_out %llu put_zpages %llu get_zpages %llu",
 		       st.zpage_puts, st.zpage_gets, st.zpage_bytes_in,
-		       st.zpage_bytes_out);
+		       st.zpage_bytes_out, st.batch_puts, st.batch_gets);
 	pr_info("served:%s\n", line);
 }

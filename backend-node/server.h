@@ -9,7 +9,8 @@
  * a reserved field set, a private pool with a uuid, a zpage of an unknown
  * encoding or whose length does not match it) or names a pool id of
  * TMEM_MAX_POOLS_PER_CLIENT or more is answered -TMEM_EINVAL without
- * reaching the store.  PUT_ZPAGE and GET_ZPAGE count as puts and gets.
+ * reaching the store.  PUT_ZPAGE and GET_ZPAGE count as puts and gets, and
+ * so does each page of a PUT_ZPAGES or GET_ZPAGES batch.
  */
 #ifndef RAMSTER_BACKEND_SERVER_H
 #define RAMSTER_BACKEND_SERVER_H
@@ -55,6 +56,8 @@ enum backend_server_err {
  * @zpage_gets: of the gets, GET_ZPAGEs
  * @zpage_bytes_in: data bytes of the zpages put (the headers not counted)
  * @zpage_bytes_out: data bytes of the zpages sent back
+ * @batch_puts: PUT_ZPAGES frames (their pages counted as PUT_ZPAGEs)
+ * @batch_gets: GET_ZPAGES frames (their pages counted as GET_ZPAGEs)
  */
 struct backend_server_stats {
 	u64 requests[BACKEND_SERVER_NR_OPS];
@@ -65,6 +68,8 @@ struct backend_server_stats {
 	u64 zpage_gets;
 	u64 zpage_bytes_in;
 	u64 zpage_bytes_out;
+	u64 batch_puts;
+	u64 batch_gets;
 };
 
 int backend_server_init(struct tmem_store *store);
