@@ -10,6 +10,8 @@
 # by the server for GET_PAGE; corrupt LZO streams are kept and given back
 # as sent while GET_PAGE of them answers -TMEM_EINVAL; malformed zpage
 # headers are answered -TMEM_EINVAL; an ephemeral pool refuses RAW ones.
+# Batches (PUT_ZPAGES, GET_ZPAGES, 16 pages a frame or 7) carry the same
+# pages with a status each; a malformed batch is refused whole.
 # Requests naming an unknown pool get -TMEM_ENODEV, an out-of-range pool
 # id or a malformed NEW_POOL/DESTROY_POOL -TMEM_EINVAL, bad pool flags and a
 # seventeenth pool -TMEM_EPERM.  An ephemeral pool refuses the random
@@ -30,8 +32,9 @@ idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 # (some 5800 puts a second).
 pages=${pages:-1200}
 eph_pages=$((pages / 20))
-# Zpages of each kind, and corrupt streams.
-zpages=300 zbad=50
+# Zpages of each kind, and corrupt streams; pages sent in batches (16 a
+# frame, the last one short), and the first page number they use.
+zpages=300 zbad=50 zbatch=300 zb0=1000
 # Pages put whole into a second persistent pool.
 whole=400
 
@@ -65,8 +68,10 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	# At least the requests the client's plan sends.
 	[ "$(served put)" -ge $((pages + whole + eph_pages)) ] &&
 		[ "$(served get)" -ge $((2 * pages + whole + 2 * eph_pages)) ] &&
-		[ "$(served put_zpage)" -ge $((2 * zpages + zbad + 9)) ] &&
-		[ "$(served get_zpage)" -ge $((3 * zpages + whole + 2 * zbad)) ] &&
+		[ "$(served put_zpage)" -ge $((2 * zpages + zbad + 9 + 2 * zbatch)) ] &&
+		[ "$(served get_zpage)" -ge $((3 * zpages + whole + 2 * zbad + 3 * zbatch)) ] &&
+		[ "$(served put_zpages)" -ge $((2 * (zbatch + 15) / 16 + 6)) ] &&
+		[ "$(served get_zpages)" -ge $((3 * (zbatch + 15) / 16)) ] &&
 		[ "$(served zpage_bytes_in)" -gt 0 ] &&
 		[ "$(served zpage_bytes_out)" -gt 0 ] &&
 		[ "$(served flush_page)" -ge $((pages * 2 / 25)) ] &&
@@ -75,13 +80,14 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 		[ "$(served get_misses)" -ge $((pages * 6 / 25 + eph_pages)) ] ||
 		fail "too few requests served: $served_line"
 	# The client's bad requests, one by one: 3 malformed pool requests
-	# and 5 malformed zpages, 4 zpages whose length is wrong, 3 pool
-	# ids x (6 x 8 pages + 1 destroy) out of range, 8 refused NEW_POOLs,
-	# 6 x 8 pages of an unknown pool and 8 of a destroyed one, $zbad
+	# and 5 malformed zpages, 4 zpages whose length is wrong, 4
+	# malformed batches and 2 whose length is wrong, 3 pool ids x
+	# (8 x 8 pages + 1 destroy) out of range, 8 refused NEW_POOLs,
+	# 8 x 8 pages of an unknown pool and 8 of a destroyed one, $zbad
 	# GET_PAGEs of corrupt LZO streams (-TMEM_EINVAL from the store);
 	# the random pages of the ephemeral pools do not fit.
-	for kv in err_bad_length=4 err_bad_payload=8 err_bad_pool_id=147 \
-		err_eperm=8 err_enodev=56 err_other=$zbad; do
+	for kv in err_bad_length=6 err_bad_payload=12 err_bad_pool_id=195 \
+		err_eperm=8 err_enodev=72 err_other=$zbad; do
 		[ "$(served ${kv%=*})" = ${kv#*=} ] ||
 			fail "${kv%=*} is $(served ${kv%=*}), want ${kv#*=}: $served_line"
 	done
@@ -157,6 +163,26 @@ for k in enc raw4095 lzo0 lzo4096 reserved long short samedata rawshort; do
 	tc_expect "ok=0 errors=1 err_einval=1 status=-22" zbad "$srv" $Z $k
 done
 ok "zpages of an unknown encoding, RAW of 4095 bytes, LZO of 0 or 4096, a reserved byte set, or data not as long as they say: -TMEM_EINVAL"
+
+# Batches: PUT_ZPAGES and GET_ZPAGES of 16 pages a frame, each page as it
+# was sent; GET_ZPAGES names pages it does not have too, and of 7 a frame.
+tc_expect "requests=$(((zbatch + 15) / 16))" zputs "$srv" $Z $zbatch 7 $zb0
+ok "zputs: $zbatch pages in $(tval requests) PUT_ZPAGES: $(tsummary)"
+tc_expect "zpage_as_sent=$zbatch requests=$(((zbatch + 15) / 16))" \
+	zgets "$srv" $Z $zbatch 7 $zb0
+ok "zgets: all $zbatch back as sent in $(tval requests) GET_ZPAGES, each decoded and checked: $(tsummary)"
+tc_expect "zpage_as_sent=$zbatch" zget "$srv" $Z $zbatch 7 $zb0
+echo 7 > /sys/module/tmemclient/parameters/batch
+tc_expect "ok=$zbatch missing=20 requests=$(((zbatch + 20 + 6) / 7))" \
+	zgets "$srv" $Z $((zbatch + 20)) 7 $zb0
+echo 16 > /sys/module/tmemclient/parameters/batch
+ok "the same pages one by one, and in batches of 7 with 20 the server does not have: $(tsummary)"
+# Malformed batches of pages 0..3 are refused whole: those pages stay.
+for k in count0 count17 reserved entry long short; do
+	tc_expect "ok=0 errors=1 err_einval=1 status=-22" zbadbatch "$srv" $Z $k
+done
+tc_expect "zpage_as_sent=4" zgets "$srv" $Z 4 4
+ok "batches of 0 or 17 pages, with a reserved field set, a page of an unknown form or a byte too many or too few: -TMEM_EINVAL, and nothing of them stored"
 tc_expect "" destroy "$srv" $Z
 
 # Ephemeral zpages: RAW ones (the random pages) are refused as
@@ -170,11 +196,18 @@ tc_expect "ok=$((zpages - r)) missing=$r missing_random=$r zpage_as_sent=$((zpag
 	zget "$srv" "$E" $zpages 6
 tc_expect "ok=0 missing=$zpages" zget "$srv" "$E" $zpages 6
 ok "ephemeral pool $E: $r RAW zpages of $zpages refused; the others back once, as sent"
+tc_run zputs "$srv" "$E" $zbatch 8 $zb0
+r=$(tval zpage_raw)
+tc_check "ok=$((zbatch - r)) errors=$r err_enomem=$r" zputs "$srv" "$E" $zbatch 8 $zb0
+tc_expect "ok=$((zbatch - r)) missing=$r missing_random=$r zpage_as_sent=$((zbatch - r))" \
+	zgets "$srv" "$E" $zbatch 8 $zb0
+tc_expect "ok=0 missing=$zbatch" zgets "$srv" "$E" $zbatch 8 $zb0
+ok "ephemeral pool $E in batches: $r RAW zpages of $zbatch refused, each with its own status; the others back once"
 tc_expect "" destroy "$srv" "$E"
 
 # Unknown pool (in range) and out-of-range pool ids.
 U=$(((P + 1) % 16))
-for op in put get zput zget; do
+for op in put get zput zget zputs zgets; do
 	tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $U 8 1
 done
 for op in flush flushobj; do
@@ -182,7 +215,7 @@ for op in flush flushobj; do
 done
 ok "requests for pool $U, which does not exist, get -TMEM_ENODEV"
 for id in 16 255 4294967295; do
-	for op in put get zput zget; do
+	for op in put get zput zget zputs zgets; do
 		tc_expect "ok=0 errors=8 err_einval=8 first_status=-22" $op "$srv" $id 8 1
 	done
 	for op in flush flushobj; do

@@ -35,11 +35,15 @@
 #define TC_CMD_MAX		160
 #define TC_OUT_MAX		1536
 #define TC_USAGE \
-	"pool NODE persistent|ephemeral | newpool NODE FLAGS UUID0 UUID1 RESERVED | destroy NODE POOL [RESERVED] | put|get|zput|zget|zputbad|zgetbad NODE POOL COUNT SEED [FIRST [STEP]] | flush|flushobj NODE POOL COUNT [FIRST [STEP]] | zbad NODE POOL enc|raw4095|lzo0|lzo4096|reserved|long|short|samedata|rawshort (NODE 0..254, COUNT 1..1000000)"
+	"pool NODE persistent|ephemeral | newpool NODE FLAGS UUID0 UUID1 RESERVED | destroy NODE POOL [RESERVED] | put|get|zput|zget|zputbad|zgetbad|zputs|zgets NODE POOL COUNT SEED [FIRST [STEP]] | flush|flushobj NODE POOL COUNT [FIRST [STEP]] | zbad NODE POOL enc|raw4095|lzo0|lzo4096|reserved|long|short|samedata|rawshort | zbadbatch NODE POOL count0|count17|reserved|entry|long|short (NODE 0..254, COUNT 1..1000000)"
 
 static unsigned int window = 32;
 module_param(window, uint, 0644);
 MODULE_PARM_DESC(window, "Requests in flight for put, get and flush (1..256)");
+
+static unsigned int batch = R2NET_BATCH_MAX;
+module_param(batch, uint, 0644);
+MODULE_PARM_DESC(batch, "Pages in each request of zputs and zgets (1..16)");
 
 static unsigned int timeout_ms = 30000;
 module_param(timeout_ms, uint, 0644);
@@ -50,7 +54,8 @@ module_param(wait_ms, uint, 0644);
 MODULE_PARM_DESC(wait_ms, "How long a command waits for outstanding replies after its last send (ms)");
 
 enum tc_op { TC_POOL, TC_NEWPOOL, TC_DESTROY, TC_PUT, TC_GET, TC_FLUSH,
-	     TC_FLUSHOBJ, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD, TC_ZBAD };
+	     TC_FLUSHOBJ, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD, TC_ZBAD,
+	     TC_ZPUTS, TC_ZGETS, TC_ZBADBATCH };
 
 static const char * const tc_op_names[] = {
 	[TC_POOL]	= "pool",
@@ -65,6 +70,9 @@ static const char * const tc_op_names[] = {
 	[TC_ZPUTBAD]	= "zputbad",
 	[TC_ZGETBAD]	= "zgetbad",
 	[TC_ZBAD]	= "zbad",
+	[TC_ZPUTS]	= "zputs",
+	[TC_ZGETS]	= "zgets",
+	[TC_ZBADBATCH]	= "zbadbatch",
 };
 
 /* zbad: the malformed PUT_ZPAGEs, each refused by the server's decoder. */
@@ -84,6 +92,19 @@ static const char * const tc_zbad_names[TC_ZBAD_NR] = {
 	[TC_ZBAD_RAWSHORT]	= "rawshort",	/* RAW with 100 bytes */
 };
 
+/* zbadbatch: malformed PUT_ZPAGES of pages 0..3, each refused whole. */
+enum tc_bb { TC_BB_COUNT0, TC_BB_COUNT17, TC_BB_RESERVED, TC_BB_ENTRY,
+	     TC_BB_LONG, TC_BB_SHORT, TC_BB_NR };
+
+static const char * const tc_bb_names[TC_BB_NR] = {
+	[TC_BB_COUNT0]		= "count0",	/* a count of 0 */
+	[TC_BB_COUNT17]		= "count17",	/* one more than the most */
+	[TC_BB_RESERVED]	= "reserved",	/* the header's reserved set */
+	[TC_BB_ENTRY]		= "entry",	/* page 2 of an unknown form */
+	[TC_BB_LONG]		= "long",	/* a byte after the last data */
+	[TC_BB_SHORT]		= "short",	/* the last data byte missing */
+};
+
 enum tc_kind { TC_ZERO, TC_SAME, TC_TEXT, TC_RANDOM, TC_NR_KINDS };
 
 struct tc_cmd {
@@ -98,8 +119,9 @@ struct tc_cmd {
 	u32		flags;
 	u64		uuid[2];
 	u32		reserved;
-	/* zbad */
+	/* zbad, zbadbatch */
 	enum tc_zbad	zbad;
+	enum tc_bb	bb;
 };
 
 struct tc_result {
@@ -123,6 +145,7 @@ struct tc_result {
 	u64	kinds[TC_NR_KINDS];
 	u64	zforms[R2NET_ZPAGE_RAW + 1];	/* by R2NET_ZPAGE_* */
 	u64	zpage_as_sent;
+	u64	requests;	/* frames sent: batches count once */
 	u64	elapsed_us;
 	u32	*lat;		/* microseconds, one per reply */
 	u32	nr_lat;
@@ -132,13 +155,15 @@ struct tc_result {
 struct tc_slot {
 	bool	busy;		/* sent, not completed */
 	bool	done;		/* completed, not checked yet */
-	u32	seq;		/* request number within the command */
+	u32	seq;		/* its first page's number within the command */
+	u32	n;		/* pages it carries */
 	int	err;
 	s32	status;
 	u32	len;
 	ktime_t	start;
 	u32	lat_us;
-	u8	reply[R2NET_MAX_PAYLOAD];
+	u8	*reply;		/* tc_async.reply_size bytes */
+	u8	*data;		/* zputs: its pages' data, R2NET_BATCH_MAX pages */
 };
 
 /* The running command's slots; completions find them under tc_lock. */
@@ -146,6 +171,8 @@ struct tc_async {
 	wait_queue_head_t	wq;
 	struct tc_slot		*slots;
 	u32			nr_slots;
+	u32			reply_size;
+	u8			*mem;		/* the slots' reply and data */
 	u32			in_flight;
 	u16			gen;
 	struct tc_result	*res;
@@ -289,7 +316,12 @@ static u32 tc_pageno(const struct tc_cmd *c, u32 seq)
 static bool tc_zpage_op(enum tc_op op)
 {
 	return op == TC_ZPUT || op == TC_ZGET || op == TC_ZPUTBAD ||
-	       op == TC_ZGETBAD;
+	       op == TC_ZGETBAD || op == TC_ZPUTS || op == TC_ZGETS;
+}
+
+static bool tc_batch_op(enum tc_op op)
+{
+	return op == TC_ZPUTS || op == TC_ZGETS;
 }
 
 static bool tc_same_filled(const u8 *page, u32 *fill)
@@ -459,31 +491,27 @@ static void tc_check_get(const struct tc_cmd *c, struct tc_result *res,
  * it, counting those byte for byte as zput sends), zgetbad the corrupt
  * stream zputbad sent, byte for byte.
  */
-static void tc_check_zget(const struct tc_cmd *c, struct tc_result *res,
-			  u32 pageno, s32 status, const void *reply, u32 len)
+static void tc_missing(const struct tc_cmd *c, struct tc_result *res,
+		       u32 pageno)
+{
+	res->missing++;
+	if (tc_kind(c->seed, pageno) == TC_RANDOM)
+		res->missing_random++;
+}
+
+/* A zpage that came back for page pageno, its header decoded already. */
+static void tc_check_zpage(const struct tc_cmd *c, struct tc_result *res,
+			   u32 pageno, const struct tmem_handle *got,
+			   const struct r2net_zpage *zp, const u8 *data)
 {
 	bool bad = c->op == TC_ZGETBAD, as_sent;
-	struct tmem_handle want, got;
-	struct r2net_zpage z, zwant;
-	const u8 *data;
+	struct r2net_zpage z = *zp, zwant;
+	struct tmem_handle want;
+	u32 len = R2NET_ZPAGE_HDR_LEN + r2net_zpage_data_len(&z);
+	s32 status = 1;
 
-	if (status == 0 && len == 0) {
-		res->missing++;
-		if (tc_kind(c->seed, pageno) == TC_RANDOM)
-			res->missing_random++;
-		return;
-	}
-	if (status != 1) {
-		tc_mismatch(res, c, pageno, status, len, "unexpected status");
-		return;
-	}
-	if (r2net_tmem_zpage_decode(&got, &z, &data, reply, len) !=
-	    R2NET_ACCEPT) {
-		tc_mismatch(res, c, pageno, status, len, "no zpage in the reply");
-		return;
-	}
 	tc_handle(&want, c, pageno);
-	if (!tc_handle_equal(&got, &want)) {
+	if (!tc_handle_equal(got, &want)) {
 		tc_mismatch(res, c, pageno, status, len, "wrong handle");
 		return;
 	}
@@ -501,22 +529,120 @@ static void tc_check_zget(const struct tc_cmd *c, struct tc_result *res,
 	res->ok++;
 }
 
-/* Account one reply that r2net delivered (err == 0). */
+static void tc_check_zget(const struct tc_cmd *c, struct tc_result *res,
+			  u32 pageno, s32 status, const void *reply, u32 len)
+{
+	struct tmem_handle got;
+	struct r2net_zpage z;
+	const u8 *data;
+
+	if (status == 0 && len == 0) {
+		tc_missing(c, res, pageno);
+		return;
+	}
+	if (status != 1) {
+		tc_mismatch(res, c, pageno, status, len, "unexpected status");
+		return;
+	}
+	if (r2net_tmem_zpage_decode(&got, &z, &data, reply, len) !=
+	    R2NET_ACCEPT) {
+		tc_mismatch(res, c, pageno, status, len, "no zpage in the reply");
+		return;
+	}
+	tc_check_zpage(c, res, pageno, &got, &z, data);
+}
+
+/* A PUT_ZPAGES reply for the n pages from pageno: a status for each. */
+static void tc_check_zputs(const struct tc_cmd *c, struct tc_result *res,
+			   u32 seq, u32 n, s32 status, const u8 *reply,
+			   u32 len)
+{
+	__le32 w;
+	s32 st;
+	u32 i;
+
+	if (status != n || len != n * sizeof(w)) {
+		tc_mismatch(res, c, tc_pageno(c, seq), status, len,
+			    "not a status for each page");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(&w, reply + i * sizeof(w), sizeof(w));
+		st = (s32)le32_to_cpu(w);
+		if (st < 0)
+			tc_status_error(res, st);
+		else if (st == 1)
+			res->ok++;
+		else
+			tc_mismatch(res, c, tc_pageno(c, seq + i), st, len,
+				    "unexpected status");
+	}
+}
+
+/* A GET_ZPAGES reply for the n pages from pageno: each, in order. */
+static void tc_check_zgets(const struct tc_cmd *c, struct tc_result *res,
+			   u32 seq, u32 n, s32 status, const u8 *reply,
+			   u32 len)
+{
+	struct tmem_handle got, want;
+	struct r2net_zbatch b;
+	struct r2net_zpage z;
+	const u8 *data;
+	u32 i, pageno;
+
+	if (status != n || r2net_tmem_zbatch_decode(&b, reply, len, true) !=
+	    R2NET_ACCEPT || b.count != n) {
+		tc_mismatch(res, c, tc_pageno(c, seq), status, len,
+			    "not a batch of the pages asked for");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		pageno = tc_pageno(c, seq + i);
+		r2net_zbatch_next(&b, &got, &z, &data);
+		if (z.enc != R2NET_ZPAGE_NONE) {
+			tc_check_zpage(c, res, pageno, &got, &z, data);
+			continue;
+		}
+		tc_handle(&want, c, pageno);
+		if (!tc_handle_equal(&got, &want))
+			tc_mismatch(res, c, pageno, (s32)z.arg, len,
+				    "wrong handle");
+		else if (z.arg)
+			tc_status_error(res, (s32)z.arg);
+		else
+			tc_missing(c, res, pageno);
+	}
+}
+
+/*
+ * Account one reply that r2net delivered (err == 0), for the n pages from
+ * number seq of the command (n is 1 but for batches).
+ */
 static void tc_check(const struct tc_cmd *c, struct tc_result *res,
-		     u32 pageno, s32 status, const void *reply, u32 len,
+		     u32 seq, u32 n, s32 status, const void *reply, u32 len,
 		     u32 lat_us)
 {
+	u32 pageno = tc_pageno(c, seq), i;
+
 	res->status = status;
-	res->lat[res->nr_lat++] = lat_us;
+	for (i = 0; i < n; i++)
+		res->lat[res->nr_lat++] = lat_us;
 	if (status < 0) {
 		if (len)
 			tc_mismatch(res, c, pageno, status, len,
 				    "payload with an error");
 		else
-			tc_status_error(res, status);
+			for (i = 0; i < n; i++)
+				tc_status_error(res, status);
 		return;
 	}
 	switch (c->op) {
+	case TC_ZPUTS:
+		tc_check_zputs(c, res, seq, n, status, reply, len);
+		return;
+	case TC_ZGETS:
+		tc_check_zgets(c, res, seq, n, status, reply, len);
+		return;
 	case TC_GET:
 		tc_check_get(c, res, pageno, status, reply, len);
 		return;
@@ -601,6 +727,78 @@ static size_t tc_zbad(const struct tc_cmd *c, u8 *buf)
 	return R2NET_ZPAGE_HDR_LEN + dlen;
 }
 
+/*
+ * The zpages pageno .. pageno + n - 1 of c as a batch: the batch and page
+ * headers into head (returns their length), each page's data into
+ * data + i * TMEM_PAGE_SIZE and its length into ref[i].
+ */
+static size_t tc_make_batch(const struct tc_cmd *c, u32 seq, u32 n, u8 *head,
+			    u8 *data, struct kvec *ref, struct tc_result *res)
+{
+	struct r2net_tmem_zpage_le *hw = (void *)(head + R2NET_BATCH_HDR_LEN);
+	struct r2net_zpage z;
+	struct tmem_handle h;
+	u32 i, pageno;
+
+	r2net_tmem_batch_encode((void *)head, n);
+	for (i = 0; i < n; i++) {
+		pageno = tc_pageno(c, seq + i);
+		tc_handle(&h, c, pageno);
+		ref[i].iov_base = data + i * TMEM_PAGE_SIZE;
+		tc_make_zpage(c->seed, pageno, false, &z, ref[i].iov_base);
+		ref[i].iov_len = r2net_zpage_data_len(&z);
+		r2net_tmem_zpage_encode(&hw[i], &h, &z);
+		if (res)
+			res->zforms[z.enc]++;
+	}
+	return R2NET_BATCH_HDR_LEN + n * R2NET_ZPAGE_HDR_LEN;
+}
+
+/*
+ * zbadbatch: PUT_ZPAGES of pages 0..3 (seed 0) of POOL, malformed as
+ * c->bb says, flattened into buf; its length.
+ */
+static size_t tc_zbadbatch(const struct tc_cmd *c, u8 *buf)
+{
+	struct tc_cmd pages = { .pool = c->pool, .step = 1 };
+	struct r2net_tmem_batch_le *bw = (void *)buf;
+	struct r2net_tmem_zpage_le *hw = (void *)(bw + 1);
+	struct kvec ref[4];
+	size_t len, i;
+	u8 *data;
+
+	data = kmalloc_array(4, TMEM_PAGE_SIZE, GFP_KERNEL);
+	if (!data)
+		return 0;
+	len = tc_make_batch(&pages, 0, 4, buf, data, ref, NULL);
+	for (i = 0; i < 4; i++) {
+		memcpy(buf + len, ref[i].iov_base, ref[i].iov_len);
+		len += ref[i].iov_len;
+	}
+	kfree(data);
+	switch (c->bb) {
+	case TC_BB_COUNT0:
+		bw->count = 0;
+		break;
+	case TC_BB_COUNT17:
+		bw->count = cpu_to_le32(R2NET_BATCH_MAX + 1);
+		break;
+	case TC_BB_RESERVED:
+		bw->reserved = cpu_to_le32(1);
+		break;
+	case TC_BB_ENTRY:
+		hw[2].enc = 0x7f;
+		break;
+	case TC_BB_LONG:
+		buf[len++] = 0x5a;
+		break;
+	default:
+		len--;
+		break;
+	}
+	return len;
+}
+
 static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 {
 	struct r2net_tmem_new_pool_le np;
@@ -612,13 +810,22 @@ static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 	u16 type;
 	int err;
 
-	if (c->op == TC_ZBAD) {
-		msg = kzalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+	if (c->op == TC_ZBAD || c->op == TC_ZBADBATCH) {
+		msg = kvzalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 		if (!msg)
 			return -ENOMEM;
 		vec.iov_base = msg;
-		vec.iov_len = tc_zbad(c, msg);
-		type = R2NET_MSG_TMEM_PUT_ZPAGE;
+		if (c->op == TC_ZBAD) {
+			vec.iov_len = tc_zbad(c, msg);
+			type = R2NET_MSG_TMEM_PUT_ZPAGE;
+		} else {
+			vec.iov_len = tc_zbadbatch(c, msg);
+			type = R2NET_MSG_TMEM_PUT_ZPAGES;
+		}
+		if (!vec.iov_len) {
+			kvfree(msg);
+			return -ENOMEM;
+		}
 	} else if (c->op == TC_DESTROY) {
 		pool.pool_id = cpu_to_le32(c->pool);
 		pool.reserved = cpu_to_le32(c->reserved);
@@ -634,9 +841,9 @@ static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 		vec.iov_len = sizeof(np);
 		type = R2NET_MSG_TMEM_NEW_POOL;
 	}
-	buf = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+	buf = kvmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 	if (!buf) {
-		kfree(msg);
+		kvfree(msg);
 		return -ENOMEM;
 	}
 	reply = (struct r2net_reply){
@@ -648,10 +855,10 @@ static int tc_run_sync(const struct tc_cmd *c, struct tc_result *res)
 	if (err)
 		tc_net_error(res, err);
 	else
-		tc_check(c, res, c->pool, reply.status, buf, reply.len,
+		tc_check(c, res, c->pool, 1, reply.status, buf, reply.len,
 			 ktime_us_delta(ktime_get(), t0));
-	kfree(buf);
-	kfree(msg);
+	kvfree(buf);
+	kvfree(msg);
 	return 0;
 }
 
@@ -684,9 +891,9 @@ static void tc_done(void *arg, int err, s32 status, const void *data, u32 len)
 	}
 	s->err = err;
 	s->status = status;
-	s->len = len;
+	s->len = min(len, cur->reply_size);
 	if (!err && len)
-		memcpy(s->reply, data, min_t(u32, len, sizeof(s->reply)));
+		memcpy(s->reply, data, s->len);
 	s->lat_us = ktime_us_delta(ktime_get(), s->start);
 	s->busy = false;
 	s->done = true;
@@ -733,17 +940,21 @@ static void tc_reap(const struct tc_cmd *c, struct tc_result *res,
 	if (s->err)
 		tc_net_error(res, s->err);
 	else
-		tc_check(c, res, tc_pageno(c, s->seq), s->status, s->reply,
-			 s->len, s->lat_us);
+		tc_check(c, res, s->seq, s->n, s->status, s->reply, s->len,
+			 s->lat_us);
 }
 
-/* Send request seq from slot idx; 0 when r2net accepted it. */
+/*
+ * Send the request for the n pages from seq (n is 1 but for batches) from
+ * slot idx; 0 when r2net accepted it.
+ */
 static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
-		   u32 seq, u8 *msg)
+		   u32 seq, u32 n, u8 *msg)
 {
 	struct r2net_tmem_page_le *pmsg = (void *)msg;
+	struct kvec ref[R2NET_BATCH_MAX];
 	struct tc_slot *s = &a->slots[idx];
-	u32 pageno = tc_pageno(c, seq);
+	u32 pageno = tc_pageno(c, seq), nref = 0, i;
 	struct r2net_zpage z;
 	struct tmem_handle h;
 	struct kvec vec;
@@ -754,6 +965,23 @@ static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
 	tmem_handle_to_le(&pmsg->handle, &h);
 	vec.iov_base = msg;
 	switch (c->op) {
+	case TC_ZPUTS:
+		/* The data goes by reference: the slot's, until it completes. */
+		vec.iov_len = tc_make_batch(c, seq, n, msg, s->data, ref,
+					    a->res);
+		nref = n;
+		type = R2NET_MSG_TMEM_PUT_ZPAGES;
+		break;
+	case TC_ZGETS:
+		r2net_tmem_batch_encode((void *)msg, n);
+		for (i = 0; i < n; i++) {
+			tc_handle(&h, c, tc_pageno(c, seq + i));
+			tmem_handle_to_le((void *)(msg + R2NET_BATCH_HDR_LEN +
+						   i * R2NET_HANDLE_LEN), &h);
+		}
+		vec.iov_len = R2NET_BATCH_HDR_LEN + n * R2NET_HANDLE_LEN;
+		type = R2NET_MSG_TMEM_GET_ZPAGES;
+		break;
 	case TC_PUT:
 		tc_fill(pmsg->data, c->seed, pageno);
 		vec.iov_len = R2NET_PAGE_MSG_LEN;
@@ -789,14 +1017,20 @@ static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
 
 	spin_lock(&tc_lock);
 	s->seq = seq;
+	s->n = n;
 	s->busy = true;
 	s->start = ktime_get();
 	a->in_flight++;
 	spin_unlock(&tc_lock);
-	/* r2net copies the payload; the completion may run before this returns. */
-	err = r2net_send_async(c->node, type, TC_KEY, &vec, 1,
-			       READ_ONCE(timeout_ms), tc_done,
-			       (void *)(uintptr_t)((u32)a->gen << 16 | idx));
+	a->res->requests++;
+	/*
+	 * r2net copies the head, not the refs; the completion may run before
+	 * this returns.
+	 */
+	err = r2net_send_refs_async(c->node, type, TC_KEY, &vec, 1, ref, nref,
+				    READ_ONCE(timeout_ms), tc_done,
+				    (void *)(uintptr_t)((u32)a->gen << 16 |
+							idx));
 	if (err) {
 		spin_lock(&tc_lock);
 		s->busy = false;
@@ -808,23 +1042,34 @@ static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
 
 static int tc_run_async(const struct tc_cmd *c, struct tc_result *res)
 {
+	u32 seq, i, n, per, data_size;
 	struct tc_async *a;
-	u8 *msg;
-	u32 seq, i;
 	int idx, err = 0;
+	u8 *msg;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	msg = kmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+	msg = kvmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
 	if (!a || !msg) {
 		err = -ENOMEM;
 		goto out_free;
 	}
 	a->nr_slots = clamp_val(READ_ONCE(window), 1, TC_MAX_WINDOW);
+	a->reply_size = c->op == TC_ZGETS ? R2NET_MAX_PAYLOAD :
+			R2NET_ZPAGE_MSG_MAX;
+	data_size = c->op == TC_ZPUTS ? R2NET_BATCH_MAX * TMEM_PAGE_SIZE : 0;
 	a->slots = kvcalloc(a->nr_slots, sizeof(*a->slots), GFP_KERNEL);
-	if (!a->slots) {
+	a->mem = kvmalloc_array(a->nr_slots, a->reply_size + data_size,
+				GFP_KERNEL);
+	if (!a->slots || !a->mem) {
 		err = -ENOMEM;
 		goto out_free;
 	}
+	for (i = 0; i < a->nr_slots; i++) {
+		a->slots[i].reply = a->mem + i * (a->reply_size + data_size);
+		a->slots[i].data = a->slots[i].reply + a->reply_size;
+	}
+	per = tc_batch_op(c->op) ? clamp_val(READ_ONCE(batch), 1,
+					     R2NET_BATCH_MAX) : 1;
 	init_waitqueue_head(&a->wq);
 	a->res = res;
 	spin_lock(&tc_lock);
@@ -832,7 +1077,8 @@ static int tc_run_async(const struct tc_cmd *c, struct tc_result *res)
 	tc_cur = a;
 	spin_unlock(&tc_lock);
 
-	for (seq = 0; seq < c->count; seq++) {
+	for (seq = 0; seq < c->count; seq += n) {
+		n = min(per, c->count - seq);
 		if (wait_event_killable(a->wq, tc_free_slot(a) >= 0))
 			break;
 		/* Only this thread makes a slot busy: it stays free. */
@@ -840,7 +1086,7 @@ static int tc_run_async(const struct tc_cmd *c, struct tc_result *res)
 		tc_reap(c, res, &a->slots[idx]);
 		if (res->net_errors)
 			break;
-		err = tc_send(c, a, idx, seq, msg);
+		err = tc_send(c, a, idx, seq, n, msg);
 		if (err) {
 			/* r2net refused: the node is likely gone. */
 			tc_net_error(res, err);
@@ -863,10 +1109,12 @@ static int tc_run_async(const struct tc_cmd *c, struct tc_result *res)
 		pr_warn("%s to node %u: %llu requests never completed\n",
 			tc_op_names[c->op], c->node, res->lost);
 out_free:
-	if (a)
+	if (a) {
 		kvfree(a->slots);
+		kvfree(a->mem);
+	}
 	kfree(a);
-	kfree(msg);
+	kvfree(msg);
 	return err;
 }
 
@@ -897,6 +1145,7 @@ static int tc_parse(int argc, char **argv, struct tc_cmd *c)
 	/* COUNT SEED [FIRST [STEP]] */
 	static const enum tc_op tc_page_ops[] = {
 		TC_PUT, TC_GET, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD,
+		TC_ZPUTS, TC_ZGETS,
 	};
 	size_t i;
 	u32 node;
@@ -938,6 +1187,13 @@ static int tc_parse(int argc, char **argv, struct tc_cmd *c)
 		c->op = TC_ZBAD;
 		for (c->zbad = 0; c->zbad < TC_ZBAD_NR; c->zbad++)
 			if (!strcmp(argv[3], tc_zbad_names[c->zbad]))
+				return 0;
+		return -EINVAL;
+	}
+	if (!strcmp(argv[0], "zbadbatch") && argc == 4) {
+		c->op = TC_ZBADBATCH;
+		for (c->bb = 0; c->bb < TC_BB_NR; c->bb++)
+			if (!strcmp(argv[3], tc_bb_names[c->bb]))
 				return 0;
 		return -EINVAL;
 	}
@@ -998,7 +1254,7 @@ static void tc_report(const struct tc_cmd *c, struct tc_result *res)
 		 "duplicates %llu\npages_zero %llu\npages_same %llu\n"
 		 "pages_text %llu\npages_random %llu\nzpage_same %llu\n"
 		 "zpage_lzo %llu\nzpage_raw %llu\nzpage_as_sent %llu\n"
-		 "elapsed_us %llu\n"
+		 "requests %llu\nelapsed_us %llu\n"
 		 "pages_per_s %llu\nlat_p50_us %u\nlat_p99_us %u\n"
 		 "lat_max_us %u\n",
 		 tc_op_names[c->op], c->node, c->pool, c->count, c->first,
@@ -1011,7 +1267,7 @@ static void tc_report(const struct tc_cmd *c, struct tc_result *res)
 		 res->kinds[TC_SAME], res->kinds[TC_TEXT],
 		 res->kinds[TC_RANDOM], res->zforms[R2NET_ZPAGE_SAME],
 		 res->zforms[R2NET_ZPAGE_LZO], res->zforms[R2NET_ZPAGE_RAW],
-		 res->zpage_as_sent, res->elapsed_us, rate,
+		 res->zpage_as_sent, res->requests, res->elapsed_us, rate,
 		 tc_pct(res, 50), tc_pct(res, 99),
 		 res->nr_lat ? res->lat[res->nr_lat - 1] : 0);
 }
@@ -1032,7 +1288,7 @@ static int tc_run(const struct tc_cmd *c)
 	}
 	t0 = ktime_get();
 	if (c->op == TC_POOL || c->op == TC_NEWPOOL || c->op == TC_DESTROY ||
-	    c->op == TC_ZBAD)
+	    c->op == TC_ZBAD || c->op == TC_ZBADBATCH)
 		err = tc_run_sync(c, &res);
 	else
 		err = tc_run_async(c, &res);

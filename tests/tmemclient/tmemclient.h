@@ -26,7 +26,9 @@
  *	       flush NODE POOL COUNT [FIRST [STEP]]
  *	       flushobj NODE POOL COUNT [FIRST [STEP]]
  *	       zput|zget|zputbad|zgetbad NODE POOL COUNT SEED [FIRST [STEP]]
+ *	       zputs|zgets NODE POOL COUNT SEED [FIRST [STEP]]
  *	       zbad NODE POOL KIND
+ *	       zbadbatch NODE POOL KIND
  *	     NODE is 0..254.  pool creates a private pool of this ABI
  *	     version; newpool sends a NEW_POOL with the fields as given
  *	     (numbers in C syntax: 0x.. is hex), destroy a DESTROY_POOL.
@@ -54,6 +56,17 @@
  *	     the length says), samedata (SAME with data), rawshort (RAW
  *	     with 100 bytes).
  *
+ *	     zputs and zgets are zput and zget in batches (PUT_ZPAGES,
+ *	     GET_ZPAGES) of module parameter batch pages (1..16), the last
+ *	     one shorter if COUNT says so; each page is checked as zput and
+ *	     zget check it.  zputs sends the pages' data by reference
+ *	     (r2net_send_refs_async()).  zbadbatch sends one malformed
+ *	     PUT_ZPAGES of pages 0..3 (seed 0) of POOL, which the server
+ *	     refuses whole: KIND count0, count17 (a count of 0, of 17),
+ *	     reserved (the batch header's reserved field set), entry (page
+ *	     2 of an unknown form), long, short (a data byte too many, too
+ *	     few).
+ *
  *	     The result is "name value" lines:
  *	       cmd node pool count first step seed	the command
  *	       ok		replies as expected: NEW_POOL a pool id, PUT
@@ -79,10 +92,12 @@
  *	       zpage_same zpage_lzo zpage_raw
  *				the encodings of the zpages sent (zput,
  *				zputbad) or received (zget, zgetbad)
- *	       zpage_as_sent	zget, zgetbad: replies byte for byte the
- *				zpage zput (zputbad) sends for the page
+ *	       zpage_as_sent	zget, zgetbad, zgets: pages byte for byte
+ *				the zpage zput (zputbad) sends for them
+ *	       requests		frames sent: one a batch for zputs, zgets
  *	       elapsed_us pages_per_s lat_p50_us lat_p99_us lat_max_us
- *				over the replies (pages_per_s: replies)
+ *				over the pages (a batch's pages each count
+ *				its reply's latency)
  *
  * A bad command fails with -EINVAL and logs the syntax.
  */
