@@ -74,6 +74,15 @@ struct rf_cc_op {
 	int			pool;	/* ours */
 	struct tmem_handle	h;	/* h.pool_id: the server's */
 	struct rf_cc_slot	*slot;	/* for a put */
+	struct rf_zput		zp;	/* a put's zpage, in a batch */
+};
+
+/* A PUT_ZPAGES of queued puts: their ops and the head r2net copies. */
+struct rf_cc_batch {
+	unsigned int			n;
+	struct rf_cc_op			*op[R2NET_BATCH_MAX];
+	struct r2net_tmem_batch_le	bw;
+	struct r2net_tmem_zpage_le	zw[R2NET_BATCH_MAX];
 };
 
 static struct rf_cc_pool rf_cc_pools[RF_CC_POOLS];
@@ -199,10 +208,84 @@ static void rf_cc_send(struct rf_cc_op *op)
 		rf_cc_done(op, err, 0, NULL, 0);
 }
 
-/* Hand every queued request to r2net, in order; under rf_cc_mutex. */
+/* The reply to a PUT_ZPAGES: a status for each of its puts. */
+static void rf_cc_batch_done(void *arg, int err, s32 status,
+			     const void *data, u32 len)
+{
+	struct rf_cc_batch *b = arg;
+	unsigned int i;
+	__le32 w;
+
+	/* A status for each page, or the batch refused whole (status < 0). */
+	if (!err && !(status == b->n && len == b->n * sizeof(w)) &&
+	    !(status < 0 && !len))
+		err = -EPROTO;
+	for (i = 0; i < b->n; i++) {
+		rf_zput_release(&b->op[i]->zp);
+		if (!err && status == b->n) {
+			memcpy(&w, (const u8 *)data + i * sizeof(w), sizeof(w));
+			rf_cc_done(b->op[i], 0, (s32)le32_to_cpu(w), NULL, 0);
+		} else {
+			rf_cc_done(b->op[i], err, status, NULL, 0);
+		}
+	}
+	kfree(b);
+}
+
+/*
+ * Consecutive puts as one PUT_ZPAGES: each compressed now, and kept until
+ * the reply; one that does not compress is not sent at all.
+ */
+static void rf_cc_send_batch(struct rf_cc_op **ops, unsigned int n)
+{
+	struct kvec head[2], ref[R2NET_BATCH_MAX];
+	struct rf_cc_batch *b;
+	unsigned int i, nref = 0;
+	int err;
+
+	b = kmalloc(sizeof(*b), GFP_NOIO | __GFP_NOWARN);
+	if (!b) {
+		for (i = 0; i < n; i++)
+			rf_cc_send(ops[i]);
+		return;
+	}
+	b->n = 0;
+	for (i = 0; i < n; i++) {
+		err = rf_zput_prepare(&ops[i]->zp, ops[i]->slot->page, false);
+		if (err) {
+			rf_cc_done(ops[i], err, 0, NULL, 0);
+			continue;
+		}
+		r2net_tmem_zpage_encode(&b->zw[b->n], &ops[i]->h,
+					&ops[i]->zp.z);
+		if (ops[i]->zp.z.enc == R2NET_ZPAGE_LZO)
+			ref[nref++] = (struct kvec){ ops[i]->zp.buf,
+						     ops[i]->zp.z.arg };
+		b->op[b->n++] = ops[i];
+	}
+	if (!b->n) {
+		kfree(b);
+		return;
+	}
+	r2net_tmem_batch_encode(&b->bw, b->n);
+	head[0] = (struct kvec){ &b->bw, sizeof(b->bw) };
+	head[1] = (struct kvec){ b->zw, b->n * sizeof(b->zw[0]) };
+	atomic64_inc(&rf_stats.cc_put_batches);
+	err = r2net_send_refs_async(rf_target, R2NET_MSG_TMEM_PUT_ZPAGES,
+				    RF_KEY, head, 2, ref, nref, rf_timeout_ms,
+				    rf_cc_batch_done, b);
+	if (err)
+		rf_cc_batch_done(b, err, 0, NULL, 0);
+}
+
+/*
+ * Hand every queued request to r2net, in order, consecutive puts in
+ * batches (with zpages); under rf_cc_mutex.
+ */
 static void rf_cc_drain_locked(void)
 {
-	struct rf_cc_op *op, *tmp;
+	struct rf_cc_op *op, *tmp, *puts[R2NET_BATCH_MAX];
+	unsigned int n = 0;
 	unsigned long flags;
 	LIST_HEAD(batch);
 
@@ -211,8 +294,20 @@ static void rf_cc_drain_locked(void)
 	spin_unlock_irqrestore(&rf_cc_lock, flags);
 	list_for_each_entry_safe(op, tmp, &batch, list) {
 		list_del(&op->list);
-		rf_cc_send(op);
+		if (op->slot && rf_zpage_on()) {
+			puts[n++] = op;
+			if (n < R2NET_BATCH_MAX)
+				continue;
+		}
+		if (n) {
+			rf_cc_send_batch(puts, n);
+			n = 0;
+		}
+		if (!op->slot || !rf_zpage_on())
+			rf_cc_send(op);
 	}
+	if (n)
+		rf_cc_send_batch(puts, n);
 }
 
 /* Queue op, taken from rf_cc_op_pool. */
@@ -392,21 +487,17 @@ static int rf_cc_server_id(int pool, unsigned int *gen, bool *shared)
 /* ---- gets ---- */
 
 /* The answer to a GET sent ahead (or for the page asked for). */
-static void rf_cc_fetch_done(void *arg, int err, s32 status,
-			     const void *data, u32 len)
+static void rf_cc_fetch_done(struct rf_pf_entry *e, int err, int got)
 {
-	struct rf_pf_entry *e = arg;
-	const struct tmem_handle *want;
-	int pool, got;
+	int pool;
 
-	want = rf_cc_pf_handle(e, &pool);
+	rf_cc_pf_handle(e, &pool);
 	if (err) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_stale(pool);
 		rf_cc_pf_fill(e, false);
 		return;
 	}
-	got = rf_tmem_get_result(status, len);
 	/* A miss: the entry left the index when its GET was sent. */
 	if (!got) {
 		rf_cc_pf_fill(e, false);
@@ -414,7 +505,7 @@ static void rf_cc_fetch_done(void *arg, int err, s32 status,
 	}
 	if (got == -ENODEV)
 		rf_cc_stale(pool);
-	if (got < 0 || rf_zpage_unpack(data, len, want, rf_cc_pf_page(e))) {
+	if (got < 0) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_pf_fill(e, false);
 		return;
@@ -422,16 +513,11 @@ static void rf_cc_fetch_done(void *arg, int err, s32 status,
 	rf_cc_pf_fill(e, true);
 }
 
-/* Under rf_cc_mutex, with the queue drained. */
-static void rf_cc_fetch(struct rf_pf_entry *e)
+/* Under rf_cc_mutex, with the queue drained: one batch of GETs. */
+static void rf_cc_fetch(struct rf_pf_entry **e, unsigned int n)
 {
-	int err;
-
-	atomic64_inc(&rf_stats.cc_gets);
-	err = rf_tmem_async(rf_target, rf_zpage_get_msg(),
-			    rf_cc_pf_handle(e, NULL), rf_cc_fetch_done, e);
-	if (err)
-		rf_cc_fetch_done(e, err, 0, NULL, 0);
+	atomic64_add(n, &rf_stats.cc_gets);
+	rf_tmem_fetch(rf_target, e, n, rf_cc_fetch_done);
 }
 
 /*
@@ -445,9 +531,10 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 			   const struct cleancache_filekey *key, pgoff_t index,
 			   struct page *page)
 {
-	struct rf_pf_entry *e;
+	struct rf_pf_entry *e, *batch[R2NET_BATCH_MAX];
 	struct tmem_handle h;
 	bool drained = false;
+	unsigned int nb = 0;
 	bool ahead;
 	u64 i, last;
 	int ret;
@@ -485,8 +572,14 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 		}
 		if (i != index)
 			atomic64_inc(&rf_stats.cc_prefetches);
-		rf_cc_fetch(e);
+		batch[nb++] = e;
+		if (nb == R2NET_BATCH_MAX) {
+			rf_cc_fetch(batch, nb);
+			nb = 0;
+		}
 	}
+	if (nb)
+		rf_cc_fetch(batch, nb);
 	mutex_unlock(&rf_cc_mutex);
 
 	rf_cc_handle(&h, id, key, index);

@@ -65,11 +65,13 @@ struct rf_stats {
 	atomic64_t window_full;		/* ... and gave up: the disk took it */
 	atomic64_t window_hits;		/* loads served from a slot in flight */
 	atomic64_t window_lost;		/* accepted stores the server refused */
+	atomic64_t put_batches;		/* PUT_ZPAGES frames of the window */
 	atomic64_t lost_loads;		/* loads of those: read from the disk */
 	atomic64_t replica_loads;	/* loads the replica answered */
 	/* cleancache */
 	atomic64_t cc_puts;		/* pages the server took */
 	atomic64_t cc_put_failures;	/* it did not, or r2net failed */
+	atomic64_t cc_put_batches;	/* PUT_ZPAGES frames of puts */
 	atomic64_t cc_puts_dropped;	/* not sent: no pool, server or slot */
 	atomic64_t cc_gets;		/* GET_PAGE requests sent */
 	atomic64_t cc_get_hits;

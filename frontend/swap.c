@@ -84,15 +84,40 @@ struct rf_type {
 
 static struct rf_type rf_types[MAX_SWAPFILES];
 
+/*
+ * What rf_ops_drain() hands to r2net, in the order it was queued: flushes
+ * and, in writethrough mode with zpages, the window's stores, consecutive
+ * ones in batches.  So no flush overtakes a store queued before it, and
+ * no store a flush.
+ */
+struct rf_op {
+	struct list_head	list;		/* rf_op_list */
+	bool			store;		/* an rf_slot's, else an rf_flush's */
+};
+
 /* A store in flight: our copy of the page, until the server replies. */
 struct rf_slot {
 	struct list_head	free;		/* rf_slot_free, when free */
+	struct rf_op		op;		/* queued for a batch */
 	struct page		*page;
+	u8			*zbuf;		/* its LZO stream (compress=1) */
+	struct r2net_zpage	z;		/* its form */
 	unsigned int		type;
 	pgoff_t			offset;
 	struct tmem_handle	h;
 	ktime_t			sent;
 };
+
+/* A PUT_ZPAGES on its way: its slots and the head r2net copies. */
+struct rf_batch {
+	unsigned int			n;
+	struct rf_slot			*slot[R2NET_BATCH_MAX];
+	struct r2net_tmem_batch_le	bw;
+	struct r2net_tmem_zpage_le	zw[R2NET_BATCH_MAX];
+};
+
+#define RF_BATCHES		4	/* batches that need no allocation */
+static mempool_t *rf_batch_pool;
 
 static struct rf_slot *rf_slots;		/* rf_window of them */
 static LIST_HEAD(rf_slot_free);			/* rf_slot_lock */
@@ -116,22 +141,22 @@ static DECLARE_DELAYED_WORK(rf_pool_work, rf_pool_work_fn);
 /* Buffers for GET replies, so a load can always make progress. */
 static mempool_t *rf_reply_pool;
 
-/* Queued invalidations, in order. */
+/* A queued invalidation. */
 struct rf_flush {
-	struct list_head	list;
+	struct rf_op		op;
 	u8			r;	/* which replica */
 	u16			msg;	/* R2NET_MSG_TMEM_FLUSH_PAGE */
 	struct tmem_handle	h;
 };
 
-static LIST_HEAD(rf_flush_list);		/* rf_flush_lock */
-static DEFINE_SPINLOCK(rf_flush_lock);
-/* Held while queued flushes are handed to r2net, so they go in order. */
-static DEFINE_MUTEX(rf_flush_mutex);
-/* Flushes queued and not yet handed to r2net. */
-static atomic_t rf_flush_pending = ATOMIC_INIT(0);
-static void rf_flush_work_fn(struct work_struct *work);
-static DECLARE_WORK(rf_flush_work, rf_flush_work_fn);
+static LIST_HEAD(rf_op_list);		/* rf_op_lock */
+static DEFINE_SPINLOCK(rf_op_lock);
+/* Held while queued ops are handed to r2net, so they go in order. */
+static DEFINE_MUTEX(rf_op_mutex);
+/* Ops queued and not yet handed to r2net. */
+static atomic_t rf_ops_pending = ATOMIC_INIT(0);
+static void rf_ops_work_fn(struct work_struct *work);
+static DECLARE_WORK(rf_ops_work, rf_ops_work_fn);
 
 /* Per swap type, the offset of the last load: is swap-in in order? */
 static pgoff_t rf_last_load[MAX_SWAPFILES];
@@ -197,35 +222,68 @@ static void rf_flush_send(const struct rf_flush *f)
 	}
 }
 
+static void rf_batch_send(struct rf_slot **slot, unsigned int n);
+
 /*
- * Hand every queued flush to r2net, in order.  Called before each store,
- * so that no flush queued before it can reach the server after it.
+ * Hand every queued op to r2net, in order: consecutive stores as batches
+ * of up to R2NET_BATCH_MAX pages.  Called before each store that is not
+ * queued, so that no op queued before it can reach the server after it.
  */
-static void rf_flush_drain(void)
+static void rf_ops_drain(void)
 {
-	struct rf_flush *f, *tmp;
+	struct rf_slot *batch[R2NET_BATCH_MAX];
+	struct rf_op *op, *tmp;
+	unsigned int n = 0;
 	unsigned long flags;
-	LIST_HEAD(batch);
+	LIST_HEAD(ops);
 
 	/* A drainer still sending keeps the count up until it is done. */
-	if (!atomic_read(&rf_flush_pending))
+	if (!atomic_read(&rf_ops_pending))
 		return;
-	mutex_lock(&rf_flush_mutex);
-	spin_lock_irqsave(&rf_flush_lock, flags);
-	list_splice_init(&rf_flush_list, &batch);
-	spin_unlock_irqrestore(&rf_flush_lock, flags);
-	list_for_each_entry_safe(f, tmp, &batch, list) {
-		rf_flush_send(f);
-		list_del(&f->list);
-		kfree(f);
-		atomic_dec(&rf_flush_pending);
+	mutex_lock(&rf_op_mutex);
+	spin_lock_irqsave(&rf_op_lock, flags);
+	list_splice_init(&rf_op_list, &ops);
+	spin_unlock_irqrestore(&rf_op_lock, flags);
+	list_for_each_entry_safe(op, tmp, &ops, list) {
+		list_del(&op->list);
+		if (op->store) {
+			batch[n++] = container_of(op, struct rf_slot, op);
+			if (n < R2NET_BATCH_MAX)
+				continue;
+		}
+		if (n) {
+			rf_batch_send(batch, n);
+			atomic_sub(n, &rf_ops_pending);
+			n = 0;
+		}
+		if (!op->store) {
+			rf_flush_send(container_of(op, struct rf_flush, op));
+			kfree(container_of(op, struct rf_flush, op));
+			atomic_dec(&rf_ops_pending);
+		}
 	}
-	mutex_unlock(&rf_flush_mutex);
+	if (n) {
+		rf_batch_send(batch, n);
+		atomic_sub(n, &rf_ops_pending);
+	}
+	mutex_unlock(&rf_op_mutex);
 }
 
-static void rf_flush_work_fn(struct work_struct *work)
+/* May be called in atomic context. */
+static void rf_op_queue(struct rf_op *op)
 {
-	rf_flush_drain();
+	unsigned long flags;
+
+	atomic_inc(&rf_ops_pending);
+	spin_lock_irqsave(&rf_op_lock, flags);
+	list_add_tail(&op->list, &rf_op_list);
+	spin_unlock_irqrestore(&rf_op_lock, flags);
+	queue_work(rf_wq, &rf_ops_work);
+}
+
+static void rf_ops_work_fn(struct work_struct *work)
+{
+	rf_ops_drain();
 }
 
 /* May be called in atomic context (with gfp GFP_ATOMIC). */
@@ -233,20 +291,16 @@ static void rf_flush_queue(int r, u16 msg, const struct tmem_handle *h,
 			   gfp_t gfp)
 {
 	struct rf_flush *f = kmalloc(sizeof(*f), gfp | __GFP_NOWARN);
-	unsigned long flags;
 
 	if (!f) {
 		atomic64_inc(&rf_stats.flushes_dropped);
 		return;
 	}
+	f->op.store = false;
 	f->r = r;
 	f->msg = msg;
 	f->h = *h;
-	atomic_inc(&rf_flush_pending);
-	spin_lock_irqsave(&rf_flush_lock, flags);
-	list_add_tail(&f->list, &rf_flush_list);
-	spin_unlock_irqrestore(&rf_flush_lock, flags);
-	queue_work(rf_wq, &rf_flush_work);
+	rf_op_queue(&f->op);
 }
 
 /* ---- pools ---- */
@@ -256,7 +310,7 @@ static void rf_destroy_pool(int r, int pool)
 	int ret;
 
 	/* Flushes for this pool go first: its id may be given out again. */
-	rf_flush_drain();
+	rf_ops_drain();
 	ret = rf_tmem_destroy_pool(rf_node(r), pool,
 				   &rf_stats.remote_in_flight);
 	if (ret == 1) {
@@ -443,10 +497,8 @@ static void rf_slot_give(struct rf_slot *slot)
 }
 
 /* The reply to a windowed PUT (or its failure): the slot is done. */
-static void rf_put_done(void *arg, int err, s32 status, const void *data,
-			u32 len)
+static void rf_slot_done(struct rf_slot *slot, int err, s32 status)
 {
-	struct rf_slot *slot = arg;
 	struct xarray *xa = &rf_entries[slot->type];
 	bool stored = !err && status == 1;
 	void *old;
@@ -484,6 +536,68 @@ static void rf_put_done(void *arg, int err, s32 status, const void *data,
 	rf_async_put();
 }
 
+static void rf_put_done(void *arg, int err, s32 status, const void *data,
+			u32 len)
+{
+	rf_slot_done(arg, err, status);
+}
+
+/* The reply to a PUT_ZPAGES: a status for each of its slots. */
+static void rf_batch_done(void *arg, int err, s32 status, const void *data,
+			  u32 len)
+{
+	struct rf_batch *b = arg;
+	unsigned int i;
+	__le32 w;
+
+	/* A status for each page, or the batch refused whole (status < 0). */
+	if (!err && !(status == b->n && len == b->n * sizeof(w)) &&
+	    !(status < 0 && !len))
+		err = -EPROTO;
+	for (i = 0; i < b->n; i++) {
+		if (!err && status == b->n) {
+			memcpy(&w, (const u8 *)data + i * sizeof(w), sizeof(w));
+			rf_slot_done(b->slot[i], 0, (s32)le32_to_cpu(w));
+		} else {
+			rf_slot_done(b->slot[i], err, status);
+		}
+	}
+	mempool_free(b, rf_batch_pool);
+}
+
+/* Send n queued slots as one PUT_ZPAGES; each is done when it is answered. */
+static void rf_batch_send(struct rf_slot **slot, unsigned int n)
+{
+	struct rf_batch *b = mempool_alloc(rf_batch_pool, GFP_NOIO);
+	struct kvec head[2], ref[R2NET_BATCH_MAX];
+	ktime_t now = ktime_get();
+	unsigned int i, nref = 0;
+	int err;
+
+	b->n = n;
+	r2net_tmem_batch_encode(&b->bw, n);
+	for (i = 0; i < n; i++) {
+		b->slot[i] = slot[i];
+		slot[i]->sent = now;
+		r2net_tmem_zpage_encode(&b->zw[i], &slot[i]->h, &slot[i]->z);
+		/* The window's pages are not highmem (GFP_KERNEL). */
+		if (slot[i]->z.enc == R2NET_ZPAGE_LZO)
+			ref[nref++] = (struct kvec){ slot[i]->zbuf,
+						     slot[i]->z.arg };
+		else if (slot[i]->z.enc == R2NET_ZPAGE_RAW)
+			ref[nref++] = (struct kvec){
+				page_address(slot[i]->page), PAGE_SIZE };
+	}
+	head[0] = (struct kvec){ &b->bw, sizeof(b->bw) };
+	head[1] = (struct kvec){ b->zw, n * sizeof(b->zw[0]) };
+	atomic64_inc(&rf_stats.put_batches);
+	err = r2net_send_refs_async(rf_node(0), R2NET_MSG_TMEM_PUT_ZPAGES,
+				    RF_KEY, head, 2, ref, nref, rf_timeout_ms,
+				    rf_batch_done, b);
+	if (err)
+		rf_batch_done(b, err, 0, NULL, 0);
+}
+
 /* Through the window: returns once the PUT is handed to r2net. */
 static int rf_store_window(unsigned int type, struct tmem_handle *h,
 			   pgoff_t offset, struct page *page)
@@ -515,8 +629,17 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 		rf_slot_give(slot);
 		return err;
 	}
+	if (rf_zpage_on()) {
+		/* Compressed here; sent in a batch by rf_ops_drain(). */
+		rf_zpage_pack(slot->page, slot->zbuf, &slot->z);
+		atomic_inc(&rf_async_in_flight);
+		atomic64_inc(&rf_stats.remote_in_flight);
+		slot->op.store = true;
+		rf_op_queue(&slot->op);
+		return 0;
+	}
 	/* After the entry: a flush of an older PUT of offset goes first. */
-	rf_flush_drain();
+	rf_ops_drain();
 
 	rf_zput_prepare(&zp, slot->page, true);
 	atomic_inc(&rf_async_in_flight);
@@ -597,7 +720,7 @@ static int rf_store_replicated(unsigned int type, pgoff_t offset,
 		}
 	}
 	/* Older pages of offset may be flushed: those go first. */
-	rf_flush_drain();
+	rf_ops_drain();
 	/* Compressed once, for both. */
 	rf_zput_prepare(&zp, page, true);
 	init_completion(&rep.done);
@@ -646,7 +769,7 @@ static int rf_store(unsigned int type, pgoff_t offset, struct page *page)
 
 	/* An older page of offset may be in flight or lost: not any more. */
 	xa_erase(&rf_entries[type], offset);
-	rf_flush_drain();
+	rf_ops_drain();
 	return rf_store_sync(type, pool, &h, page);
 }
 
@@ -761,16 +884,20 @@ failed:
 }
 
 /* The answer to a GET sent by rf_load_ahead(). */
-static void rf_ahead_done(void *arg, int err, s32 status, const void *data,
-			  u32 len)
+static void rf_ahead_done(struct rf_pf_entry *e, int err, int got)
 {
-	struct rf_pf_entry *e = arg;
-
 	/* A miss or a failure: the load asks again, the usual way. */
-	rf_cc_pf_fill(e, !err && status == 1 &&
-		      !rf_zpage_unpack(data, len, rf_cc_pf_handle(e, NULL),
-				       rf_cc_pf_page(e)));
+	rf_cc_pf_fill(e, !err && got == 1);
 	rf_async_put();
+}
+
+/* Send the GETs of rf_load_ahead()'s entries; false if it should stop. */
+static bool rf_ahead_send(struct rf_pf_entry **e, unsigned int n)
+{
+	atomic_add(n, &rf_async_in_flight);
+	atomic64_add(n, &rf_stats.remote_gets);
+	/* Not sent means not connected: asking for more would fail too. */
+	return !rf_tmem_fetch(rf_node(0), e, n, rf_ahead_done);
 }
 
 /*
@@ -781,13 +908,12 @@ static void rf_ahead_done(void *arg, int err, s32 status, const void *data,
 static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 {
 	int pool = READ_ONCE(rf_types[type].pool_id[0]);
+	struct rf_pf_entry *e, *batch[R2NET_BATCH_MAX];
 	const int key = RF_PF_SWAP(type);
-	struct rf_pf_entry *e;
+	unsigned int n = 0, nb = 0;
 	struct tmem_handle h;
-	unsigned int n = 0;
 	pgoff_t i, last;
 	bool ahead;
-	int err;
 
 	if (pool < 0 || !rf_handle(&h, pool, type, offset))
 		return -ENOENT;
@@ -813,16 +939,15 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 			rf_cc_pf_ask(key, &h);
 		else
 			atomic64_inc(&rf_stats.swap_prefetches);
-		atomic_inc(&rf_async_in_flight);
-		atomic64_inc(&rf_stats.remote_gets);
-		err = rf_tmem_async(rf_node(0), rf_zpage_get_msg(), &h,
-				    rf_ahead_done, e);
-		if (err) {
-			/* Not connected: asking for more would fail too. */
-			rf_ahead_done(e, err, 0, NULL, 0);
+		batch[nb++] = e;
+		if (nb < R2NET_BATCH_MAX)
+			continue;
+		nb = 0;
+		if (!rf_ahead_send(batch, R2NET_BATCH_MAX))
 			break;
-		}
 	}
+	if (nb)
+		rf_ahead_send(batch, nb);
 	rf_handle(&h, pool, type, offset);
 	if (rf_cc_pf_take(key, 0, &h, page))
 		return -ENOENT;
@@ -967,12 +1092,16 @@ static void rf_slots_free(void)
 
 	if (!rf_slots)
 		return;
-	for (i = 0; i < rf_window; i++)
+	for (i = 0; i < rf_window; i++) {
 		if (rf_slots[i].page)
 			__free_page(rf_slots[i].page);
+		kfree(rf_slots[i].zbuf);
+	}
 	kfree(rf_slots);
 	rf_slots = NULL;
 	INIT_LIST_HEAD(&rf_slot_free);
+	mempool_destroy(rf_batch_pool);
+	rf_batch_pool = NULL;
 }
 
 /* The window's slots and their pages, taken now: stores need no memory. */
@@ -985,15 +1114,26 @@ static int rf_slots_alloc(void)
 	rf_slots = kcalloc(rf_window, sizeof(*rf_slots), GFP_KERNEL);
 	if (!rf_slots)
 		return -ENOMEM;
+	rf_batch_pool = mempool_create_kmalloc_pool(RF_BATCHES,
+						    sizeof(struct rf_batch));
+	if (!rf_batch_pool)
+		goto fail;
 	for (i = 0; i < rf_window; i++) {
 		rf_slots[i].page = alloc_page(GFP_KERNEL);
-		if (!rf_slots[i].page) {
-			rf_slots_free();
-			return -ENOMEM;
+		if (!rf_slots[i].page)
+			goto fail;
+		if (rf_zpage_on()) {
+			rf_slots[i].zbuf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+			if (!rf_slots[i].zbuf)
+				goto fail;
 		}
 		list_add_tail(&rf_slots[i].free, &rf_slot_free);
 	}
 	return 0;
+
+fail:
+	rf_slots_free();
+	return -ENOMEM;
 }
 
 static bool rf_any_active(void)
@@ -1080,9 +1220,9 @@ void rf_swap_exit(void)
 			rf_types[type].pool_id[r] = -1;
 		}
 	}
-	rf_flush_drain();
-	cancel_work_sync(&rf_flush_work);
-	rf_flush_drain();
+	rf_ops_drain();
+	cancel_work_sync(&rf_ops_work);
+	rf_ops_drain();
 	/* r2net calls rf_flush_done() once for each: wait for them all. */
 	wait_event(rf_async_wait, !atomic_read(&rf_async_in_flight));
 	destroy_workqueue(rf_wq);

@@ -14,6 +14,7 @@
 
 #include "ramster_frontend.h"
 #include "tmem_client.h"
+#include "zpage.h"
 
 /* A request of one payload to node, waiting for the reply. */
 static int rf_tmem_request(u8 node, u16 msg, void *payload, size_t len,
@@ -169,4 +170,138 @@ bool rf_memory_low(void)
 		     zone < NODE_DATA(nid)->node_zones + MAX_NR_ZONES; zone++)
 			min += min_wmark_pages(zone);
 	return global_zone_page_state(NR_FREE_PAGES) < min;
+}
+
+/* GETs of prefetch entries in flight, in one batch (or one GET, compress=0). */
+struct rf_fetch {
+	rf_fetch_done_fn	done;
+	unsigned int		n;
+	struct rf_pf_entry	*e[R2NET_BATCH_MAX];
+};
+
+/* The page of entry e from a zpage of the reply: rf_tmem_get_result()'s. */
+static int rf_fetch_fill(struct rf_pf_entry *e, const struct tmem_handle *got,
+			 const struct r2net_zpage *z, const u8 *data)
+{
+	if (z->enc == R2NET_ZPAGE_NONE)
+		return rf_tmem_get_result((s32)z->arg, 0);
+	if (rf_zpage_fill(got, z, data, rf_cc_pf_handle(e, NULL),
+			  rf_cc_pf_page(e)))
+		return -EPROTO;
+	return 1;
+}
+
+static void rf_fetch_one_done(void *arg, int err, s32 status,
+			      const void *data, u32 len)
+{
+	struct rf_fetch *f = arg;
+	struct rf_pf_entry *e = f->e[0];
+	int got = err ? 0 : rf_tmem_get_result(status, len);
+
+	if (got == 1 && rf_zpage_unpack(data, len, rf_cc_pf_handle(e, NULL),
+					rf_cc_pf_page(e)))
+		got = -EPROTO;
+	f->done(e, err, got);
+	kfree(f);
+}
+
+/* A GET_ZPAGES reply: a zpage for each entry, in order. */
+static void rf_fetch_batch_done(void *arg, int err, s32 status,
+				const void *data, u32 len)
+{
+	struct rf_fetch *f = arg;
+	struct r2net_zbatch b;
+	struct tmem_handle got;
+	struct r2net_zpage z;
+	const u8 *bytes;
+	unsigned int i;
+	int whole = 0;
+
+	/* A batch of the pages asked for, or a status for them all. */
+	if (!err && (status != f->n ||
+		     r2net_tmem_zbatch_decode(&b, data, len, true) !=
+		     R2NET_ACCEPT || b.count != f->n))
+		whole = rf_tmem_get_result(status < 0 ? status : -EPROTO, len);
+	for (i = 0; i < f->n; i++) {
+		if (err || whole) {
+			f->done(f->e[i], err, whole);
+			continue;
+		}
+		r2net_zbatch_next(&b, &got, &z, &bytes);
+		f->done(f->e[i], 0, rf_fetch_fill(f->e[i], &got, &z, bytes));
+	}
+	kfree(f);
+}
+
+/**
+ * rf_tmem_fetch() - GET the pages of prefetch entries without waiting
+ * @node: the server
+ * @e: the entries (rf_cc_pf_reserve()), whose handles name the pages
+ * @n: how many, 1..R2NET_BATCH_MAX
+ * @done: called once for each entry, possibly before this returns, with
+ *	r2net's error or 0, and then rf_tmem_get_result()'s value: 1 when
+ *	the page is in rf_cc_pf_page(), 0 for a miss, < 0 for an error
+ *
+ * With zpages the entries go as one GET_ZPAGES, else as a GET each.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or r2net's error for a request not sent (its entries done).
+ */
+int rf_tmem_fetch(u8 node, struct rf_pf_entry **e, unsigned int n,
+		  rf_fetch_done_fn done)
+{
+	struct kvec vec[2];
+	struct {
+		struct r2net_tmem_batch_le	b;
+		struct tmem_handle_le		h[R2NET_BATCH_MAX];
+	} *req;
+	struct rf_fetch *f;
+	unsigned int i;
+	int err = 0;
+
+	if (!rf_zpage_on()) {
+		for (i = 0; i < n && !err; i++) {
+			f = kmalloc(sizeof(*f), GFP_NOIO | __GFP_NOWARN);
+			if (!f) {
+				done(e[i], -ENOMEM, 0);
+				continue;
+			}
+			f->done = done;
+			f->n = 1;
+			f->e[0] = e[i];
+			err = rf_tmem_async(node, R2NET_MSG_TMEM_GET_PAGE,
+					    rf_cc_pf_handle(e[i], NULL),
+					    rf_fetch_one_done, f);
+			if (err)
+				rf_fetch_one_done(f, err, 0, NULL, 0);
+		}
+		for (; i < n; i++)
+			done(e[i], err, 0);
+		return err;
+	}
+
+	f = kmalloc(sizeof(*f), GFP_NOIO | __GFP_NOWARN);
+	req = kmalloc(sizeof(*req), GFP_NOIO | __GFP_NOWARN);
+	if (!f || !req) {
+		kfree(f);
+		kfree(req);
+		for (i = 0; i < n; i++)
+			done(e[i], -ENOMEM, 0);
+		return -ENOMEM;
+	}
+	f->done = done;
+	f->n = n;
+	r2net_tmem_batch_encode(&req->b, n);
+	for (i = 0; i < n; i++) {
+		f->e[i] = e[i];
+		tmem_handle_to_le(&req->h[i], rf_cc_pf_handle(e[i], NULL));
+	}
+	vec[0] = (struct kvec){ &req->b, sizeof(req->b) };
+	vec[1] = (struct kvec){ req->h, n * sizeof(req->h[0]) };
+	err = r2net_send_async(node, R2NET_MSG_TMEM_GET_ZPAGES, RF_KEY, vec, 2,
+			       rf_timeout_ms, rf_fetch_batch_done, f);
+	kfree(req);	/* r2net copied it */
+	if (err)
+		rf_fetch_batch_done(f, err, 0, NULL, 0);
+	return err;
 }

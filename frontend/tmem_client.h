@@ -20,6 +20,10 @@
 #define RF_REPLY_MAX	R2NET_ZPAGE_MSG_MAX
 
 struct rf_rtt;
+struct rf_pf_entry;
+
+/* For each entry rf_tmem_fetch() was given: see there. */
+typedef void (*rf_fetch_done_fn)(struct rf_pf_entry *e, int err, int got);
 
 int rf_tmem_new_pool(u8 node, bool persist, const uuid_t *uuid,
 		     atomic64_t *in_flight);
@@ -31,6 +35,8 @@ int rf_tmem_sync(u8 node, u16 msg, const struct tmem_handle *h,
 int rf_tmem_async(u8 node, u16 msg, const struct tmem_handle *h,
 		  r2net_done_fn done, void *arg);
 int rf_tmem_get_result(s32 status, u32 len);
+int rf_tmem_fetch(u8 node, struct rf_pf_entry **e, unsigned int n,
+		  rf_fetch_done_fn done);
 void rf_rtt_add(struct rf_rtt *rtt, ktime_t t0);
 bool rf_memory_low(void);
 

@@ -72,8 +72,16 @@ static bool rf_same_filled(const u32 *p, u32 *fill)
 	return true;
 }
 
-/* Encode page as z; the LZO stream goes to buf (PAGE_SIZE bytes). */
-static void rf_zpage_pack(struct page *page, u8 *buf, struct r2net_zpage *z)
+/**
+ * rf_zpage_pack() - compress a page once, for every server
+ * @page: the page
+ * @buf: PAGE_SIZE bytes for the LZO stream
+ * @z: filled in: SAME (no data), LZO (its @z->arg bytes in @buf) or RAW
+ *	(the page itself is the data)
+ *
+ * Context: process context; may sleep.
+ */
+void rf_zpage_pack(struct page *page, u8 *buf, struct r2net_zpage *z)
 {
 	struct rf_zctx *ctx;
 	size_t dlen = lzo1x_worst_compress(PAGE_SIZE);
@@ -205,49 +213,40 @@ int rf_zput_send_sync(struct rf_zput *p, u8 node,
 }
 
 /**
- * rf_zpage_unpack() - the page of a GET reply that found it
- * @data: the reply's payload (of a rf_zpage_get_msg() request)
- * @len: its length
- * @want: the handle the GET asked for; the reply must name it
+ * rf_zpage_fill() - the page a zpage of a reply holds
+ * @got: the handle the zpage names
+ * @z: its form, checked by the ABI's decoder
+ * @src: its data
+ * @want: the handle asked for; @got must be it
  * @page: filled with the page
  *
  * Context: any; does not sleep.
- * Return: 0; -EPROTO for a reply that is malformed or names another
- * handle; -EINVAL for an LZO stream that does not decompress to exactly
- * one page (counted in zpage_unpack_errors).  @page is then undefined.
+ * Return: 0; -EPROTO for another handle or a form that is no page;
+ * -EINVAL for an LZO stream that does not decompress to exactly one page
+ * (counted in zpage_unpack_errors).  @page is then undefined.
  */
-int rf_zpage_unpack(const void *data, u32 len, const struct tmem_handle *want,
-		    struct page *page)
+int rf_zpage_fill(const struct tmem_handle *got, const struct r2net_zpage *z,
+		  const u8 *src, const struct tmem_handle *want,
+		  struct page *page)
 {
-	struct tmem_handle got;
-	struct r2net_zpage z;
 	size_t dlen = PAGE_SIZE;
-	const u8 *src;
 	void *dst;
 	int ret = 0;
 
-	if (!compress) {
-		if (r2net_tmem_page_decode(&got, &src, data, len) !=
-		    R2NET_ACCEPT || !tmem_handle_equal(&got, want))
-			return -EPROTO;
-		memcpy_to_page(page, 0, src, PAGE_SIZE);
-		return 0;
-	}
-	if (r2net_tmem_zpage_decode(&got, &z, &src, data, len) !=
-	    R2NET_ACCEPT || !tmem_handle_equal(&got, want))
+	if (!tmem_handle_equal(got, want) || z->enc == R2NET_ZPAGE_NONE)
 		return -EPROTO;
-	atomic64_add(r2net_zpage_data_len(&z), &rf_stats.zpage_bytes_in);
+	atomic64_add(r2net_zpage_data_len(z), &rf_stats.zpage_bytes_in);
 	dst = kmap_local_page(page);
-	switch (z.enc) {
+	switch (z->enc) {
 	case R2NET_ZPAGE_SAME:
-		memset32(dst, z.arg, PAGE_SIZE / sizeof(u32));
+		memset32(dst, z->arg, PAGE_SIZE / sizeof(u32));
 		break;
 	case R2NET_ZPAGE_RAW:
 		memcpy(dst, src, PAGE_SIZE);
 		break;
 	default:
-		if (lzo1x_decompress_safe(src, z.arg, dst, &dlen) != LZO_E_OK ||
-		    dlen != PAGE_SIZE)
+		if (lzo1x_decompress_safe(src, z->arg, dst, &dlen) !=
+		    LZO_E_OK || dlen != PAGE_SIZE)
 			ret = -EINVAL;
 		break;
 	}
@@ -256,9 +255,38 @@ int rf_zpage_unpack(const void *data, u32 len, const struct tmem_handle *want,
 		atomic64_inc(&rf_stats.zpage_unpack_errors);
 		pr_warn_ratelimited("pool %u object %llx.%llx.%llx index %u: the server's %u LZO bytes do not decompress to a page\n",
 				    want->pool_id, want->oid[0], want->oid[1],
-				    want->oid[2], want->index, z.arg);
+				    want->oid[2], want->index, z->arg);
 	}
 	return ret;
+}
+
+/**
+ * rf_zpage_unpack() - the page of a GET reply that found it
+ * @data: the reply's payload (of a rf_zpage_get_msg() request)
+ * @len: its length
+ * @want: the handle the GET asked for; the reply must name it
+ * @page: filled with the page
+ *
+ * Context: any; does not sleep.
+ * Return: as rf_zpage_fill(); -EPROTO for a malformed reply too.
+ */
+int rf_zpage_unpack(const void *data, u32 len, const struct tmem_handle *want,
+		    struct page *page)
+{
+	struct tmem_handle got;
+	struct r2net_zpage z;
+	const u8 *src;
+
+	if (!compress) {
+		if (r2net_tmem_page_decode(&got, &src, data, len) !=
+		    R2NET_ACCEPT || !tmem_handle_equal(&got, want))
+			return -EPROTO;
+		memcpy_to_page(page, 0, src, PAGE_SIZE);
+		return 0;
+	}
+	if (r2net_tmem_zpage_decode(&got, &z, &src, data, len) != R2NET_ACCEPT)
+		return -EPROTO;
+	return rf_zpage_fill(&got, &z, src, want, page);
 }
 
 static void rf_zctx_free(void)

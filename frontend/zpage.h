@@ -25,7 +25,11 @@ int rf_zput_send_sync(struct rf_zput *p, u8 node,
 		      const struct tmem_handle *h, struct r2net_reply *reply,
 		      unsigned int timeout_ms);
 
+void rf_zpage_pack(struct page *page, u8 *buf, struct r2net_zpage *z);
 u16 rf_zpage_get_msg(void);
+int rf_zpage_fill(const struct tmem_handle *got, const struct r2net_zpage *z,
+		  const u8 *src, const struct tmem_handle *want,
+		  struct page *page);
 int rf_zpage_unpack(const void *data, u32 len, const struct tmem_handle *want,
 		    struct page *page);
 bool rf_zpage_on(void);
