@@ -279,14 +279,16 @@ static s32 server_get_one(struct r2net_request *req, struct tmem_store *store,
 	atomic64_inc(&server_zpage_gets);
 	/* An ephemeral get takes the page: there must be room for it first. */
 	buf = r2net_reply_reserve(req, TMEM_PAGE_SIZE);
-	if (!buf)
-		ret = -TMEM_ENOMEM;
-	else if (!server_pool_id_ok(h->pool_id))
+	if (!server_pool_id_ok(h->pool_id)) {
 		ret = server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
-	else
-		ret = tmem_get_zpage(store, req->node, h, &src, buf);
-	if (ret == 1)
-		ret = server_zform(&z, &src);
+	} else {
+		ret = buf ? tmem_get_zpage(store, req->node, h, &src, buf) :
+			    -TMEM_ENOMEM;
+		if (ret == 1)
+			ret = server_zform(&z, &src);
+		server_get_counted(ret);
+		ret = server_result(ret);
+	}
 	if (ret == 1) {
 		r2net_reply_commit(req, r2net_zpage_data_len(&z));
 		atomic64_add(r2net_zpage_data_len(&z), &server_zpage_bytes_out);
@@ -295,8 +297,7 @@ static s32 server_get_one(struct r2net_request *req, struct tmem_store *store,
 		z.arg = (u32)ret;
 	}
 	r2net_tmem_zpage_encode(hw, h, &z);
-	server_get_counted(ret);
-	return server_result(ret);
+	return ret;
 }
 
 static s32 server_get_zpage(struct r2net_request *req, void *data)
