@@ -61,6 +61,7 @@ void rf_debugfs_init(void)
 		{ "window_hits", &rf_stats.window_hits },
 		{ "window_lost", &rf_stats.window_lost },
 		{ "put_batches", &rf_stats.put_batches },
+		{ "put_batch_waits", &rf_stats.put_batch_waits },
 		{ "lost_loads", &rf_stats.lost_loads },
 		{ "flushes_dropped", &rf_stats.flushes_dropped },
 		{ "stores_no_pool", &rf_stats.stores_no_pool },

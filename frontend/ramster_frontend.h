@@ -66,6 +66,7 @@ struct rf_stats {
 	atomic64_t window_hits;		/* loads served from a slot in flight */
 	atomic64_t window_lost;		/* accepted stores the server refused */
 	atomic64_t put_batches;		/* PUT_ZPAGES frames of the window */
+	atomic64_t put_batch_waits;	/* stores held for a batch in flight */
 	atomic64_t lost_loads;		/* loads of those: read from the disk */
 	atomic64_t replica_loads;	/* loads the replica answered */
 	/* cleancache */

@@ -118,6 +118,7 @@ struct rf_batch {
 
 #define RF_BATCHES		4	/* batches that need no allocation */
 static mempool_t *rf_batch_pool;
+static atomic_t rf_batches_in_flight = ATOMIC_INIT(0);
 
 static struct rf_slot *rf_slots;		/* rf_window of them */
 static LIST_HEAD(rf_slot_free);			/* rf_slot_lock */
@@ -225,15 +226,18 @@ static void rf_flush_send(const struct rf_flush *f)
 static void rf_batch_send(struct rf_slot **slot, unsigned int n);
 
 /*
- * Hand every queued op to r2net, in order: consecutive stores as batches
- * of up to R2NET_BATCH_MAX pages.  Called before each store that is not
- * queued, so that no op queued before it can reach the server after it.
+ * Hand the queued ops to r2net, in order: consecutive stores as batches
+ * of up to R2NET_BATCH_MAX pages.  Every caller but the work passes all:
+ * then every op queued before the call reaches the server before what
+ * the caller sends next.  The work holds back a last batch that is not
+ * full while another is on its way, so that stores which come while it
+ * travels join it; the reply sends it (Nagle's rule, for pages).
  */
-static void rf_ops_drain(void)
+static void __rf_ops_drain(bool all)
 {
 	struct rf_slot *batch[R2NET_BATCH_MAX];
 	struct rf_op *op, *tmp;
-	unsigned int n = 0;
+	unsigned int n = 0, i;
 	unsigned long flags;
 	LIST_HEAD(ops);
 
@@ -262,11 +266,25 @@ static void rf_ops_drain(void)
 			atomic_dec(&rf_ops_pending);
 		}
 	}
+	if (n && !all && atomic_read(&rf_batches_in_flight)) {
+		/* Back to the head of the queue, in order: nothing follows. */
+		spin_lock_irqsave(&rf_op_lock, flags);
+		for (i = n; i--; )
+			list_add(&batch[i]->op.list, &rf_op_list);
+		spin_unlock_irqrestore(&rf_op_lock, flags);
+		atomic64_add(n, &rf_stats.put_batch_waits);
+		n = 0;
+	}
 	if (n) {
 		rf_batch_send(batch, n);
 		atomic_sub(n, &rf_ops_pending);
 	}
 	mutex_unlock(&rf_op_mutex);
+}
+
+static void rf_ops_drain(void)
+{
+	__rf_ops_drain(true);
 }
 
 /* May be called in atomic context. */
@@ -283,7 +301,7 @@ static void rf_op_queue(struct rf_op *op)
 
 static void rf_ops_work_fn(struct work_struct *work)
 {
-	rf_ops_drain();
+	__rf_ops_drain(false);
 }
 
 /* May be called in atomic context (with gfp GFP_ATOMIC). */
@@ -563,6 +581,10 @@ static void rf_batch_done(void *arg, int err, s32 status, const void *data,
 		}
 	}
 	mempool_free(b, rf_batch_pool);
+	/* Stores held back for this one go now. */
+	if (atomic_dec_and_test(&rf_batches_in_flight) &&
+	    atomic_read(&rf_ops_pending))
+		queue_work(rf_wq, &rf_ops_work);
 }
 
 /* Send n queued slots as one PUT_ZPAGES; each is done when it is answered. */
@@ -591,6 +613,7 @@ static void rf_batch_send(struct rf_slot **slot, unsigned int n)
 	head[0] = (struct kvec){ &b->bw, sizeof(b->bw) };
 	head[1] = (struct kvec){ b->zw, n * sizeof(b->zw[0]) };
 	atomic64_inc(&rf_stats.put_batches);
+	atomic_inc(&rf_batches_in_flight);
 	err = r2net_send_refs_async(rf_node(0), R2NET_MSG_TMEM_PUT_ZPAGES,
 				    RF_KEY, head, 2, ref, nref, rf_timeout_ms,
 				    rf_batch_done, b);
