@@ -213,21 +213,13 @@ static void rf_cc_batch_done(void *arg, int err, s32 status,
 			     const void *data, u32 len)
 {
 	struct rf_cc_batch *b = arg;
+	s32 st[R2NET_BATCH_MAX];
 	unsigned int i;
-	__le32 w;
 
-	/* A status for each page, or the batch refused whole (status < 0). */
-	if (!err && !(status == b->n && len == b->n * sizeof(w)) &&
-	    !(status < 0 && !len))
-		err = -EPROTO;
+	err = rf_tmem_put_statuses(err, status, data, len, b->n, st);
 	for (i = 0; i < b->n; i++) {
 		rf_zput_release(&b->op[i]->zp);
-		if (!err && status == b->n) {
-			memcpy(&w, (const u8 *)data + i * sizeof(w), sizeof(w));
-			rf_cc_done(b->op[i], 0, (s32)le32_to_cpu(w), NULL, 0);
-		} else {
-			rf_cc_done(b->op[i], err, status, NULL, 0);
-		}
+		rf_cc_done(b->op[i], err, err ? 0 : st[i], NULL, 0);
 	}
 	kfree(b);
 }

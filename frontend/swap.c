@@ -565,21 +565,12 @@ static void rf_batch_done(void *arg, int err, s32 status, const void *data,
 			  u32 len)
 {
 	struct rf_batch *b = arg;
+	s32 st[R2NET_BATCH_MAX];
 	unsigned int i;
-	__le32 w;
 
-	/* A status for each page, or the batch refused whole (status < 0). */
-	if (!err && !(status == b->n && len == b->n * sizeof(w)) &&
-	    !(status < 0 && !len))
-		err = -EPROTO;
-	for (i = 0; i < b->n; i++) {
-		if (!err && status == b->n) {
-			memcpy(&w, (const u8 *)data + i * sizeof(w), sizeof(w));
-			rf_slot_done(b->slot[i], 0, (s32)le32_to_cpu(w));
-		} else {
-			rf_slot_done(b->slot[i], err, status);
-		}
-	}
+	err = rf_tmem_put_statuses(err, status, data, len, b->n, st);
+	for (i = 0; i < b->n; i++)
+		rf_slot_done(b->slot[i], err, err ? 0 : st[i]);
 	mempool_free(b, rf_batch_pool);
 	/* Stores held back for this one go now. */
 	if (atomic_dec_and_test(&rf_batches_in_flight) &&

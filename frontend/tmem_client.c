@@ -172,6 +172,34 @@ bool rf_memory_low(void)
 	return global_zone_page_state(NR_FREE_PAGES) < min;
 }
 
+/*
+ * The statuses of the n pages of a PUT_ZPAGES, from its reply, into st[]:
+ * each page's own, or the batch's for all when it was refused whole (a
+ * status below 0 and no payload).  Returns err, or -EPROTO for a reply
+ * that is neither; st[] is then not set.
+ */
+int rf_tmem_put_statuses(int err, s32 status, const void *data, u32 len,
+			 unsigned int n, s32 *st)
+{
+	unsigned int i;
+	__le32 w;
+
+	if (err)
+		return err;
+	if (status < 0 && !len) {
+		for (i = 0; i < n; i++)
+			st[i] = status;
+		return 0;
+	}
+	if (status != n || len != n * sizeof(w))
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		memcpy(&w, (const u8 *)data + i * sizeof(w), sizeof(w));
+		st[i] = (s32)le32_to_cpu(w);
+	}
+	return 0;
+}
+
 /* GETs of prefetch entries in flight, in one batch (or one GET, compress=0). */
 struct rf_fetch {
 	rf_fetch_done_fn	done;

@@ -35,6 +35,8 @@ int rf_tmem_sync(u8 node, u16 msg, const struct tmem_handle *h,
 int rf_tmem_async(u8 node, u16 msg, const struct tmem_handle *h,
 		  r2net_done_fn done, void *arg);
 int rf_tmem_get_result(s32 status, u32 len);
+int rf_tmem_put_statuses(int err, s32 status, const void *data, u32 len,
+			 unsigned int n, s32 *st);
 int rf_tmem_fetch(u8 node, struct rf_pf_entry **e, unsigned int n,
 		  rf_fetch_done_fn done);
 void rf_rtt_add(struct rf_rtt *rtt, ktime_t t0);
