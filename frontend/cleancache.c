@@ -285,8 +285,11 @@ static void rf_cc_drain_locked(void)
 	list_splice_init(&rf_cc_queue, &batch);
 	spin_unlock_irqrestore(&rf_cc_lock, flags);
 	list_for_each_entry_safe(op, tmp, &batch, list) {
+		/* Once in a batch sent, op may be done and freed. */
+		bool put = op->slot && rf_zpage_on();
+
 		list_del(&op->list);
-		if (op->slot && rf_zpage_on()) {
+		if (put) {
 			puts[n++] = op;
 			if (n < R2NET_BATCH_MAX)
 				continue;
@@ -295,7 +298,7 @@ static void rf_cc_drain_locked(void)
 			rf_cc_send_batch(puts, n);
 			n = 0;
 		}
-		if (!op->slot || !rf_zpage_on())
+		if (!put)
 			rf_cc_send(op);
 	}
 	if (n)

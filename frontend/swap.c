@@ -249,8 +249,11 @@ static void __rf_ops_drain(bool all)
 	list_splice_init(&rf_op_list, &ops);
 	spin_unlock_irqrestore(&rf_op_lock, flags);
 	list_for_each_entry_safe(op, tmp, &ops, list) {
+		/* Once in a batch sent, a store's slot may be done and reused. */
+		bool store = op->store;
+
 		list_del(&op->list);
-		if (op->store) {
+		if (store) {
 			batch[n++] = container_of(op, struct rf_slot, op);
 			if (n < R2NET_BATCH_MAX)
 				continue;
@@ -260,7 +263,7 @@ static void __rf_ops_drain(bool all)
 			atomic_sub(n, &rf_ops_pending);
 			n = 0;
 		}
-		if (!op->store) {
+		if (!store) {
 			rf_flush_send(container_of(op, struct rf_flush, op));
 			kfree(container_of(op, struct rf_flush, op));
 			atomic_dec(&rf_ops_pending);
