@@ -1,6 +1,6 @@
 #!/bin/bash
 # The memory server serves every tmem operation over r2net: on the duo
-# cluster a client puts 1200 pages of mixed content into a persistent
+# cluster a client puts 400 pages of mixed content into a persistent
 # pool on the server, gets every one back checked, flushes a share by page
 # and by object and sees exactly those miss, uses an ephemeral pool, and
 # gets the documented status for unknown and out-of-range pools and bad
