@@ -908,9 +908,15 @@ static void rf_ahead_done(struct rf_pf_entry *e, int err, int got)
 	rf_async_put();
 }
 
-/* Send the GETs of rf_load_ahead()'s entries; false if it should stop. */
+/*
+ * Send the GETs of rf_load_ahead()'s entries; false if it should stop.
+ * Stores still queued go first: a GET must not reach the server before
+ * the store of its offset that the window already answers for, or it
+ * would fetch ahead the older page.
+ */
 static bool rf_ahead_send(struct rf_pf_entry **e, unsigned int n)
 {
+	rf_ops_drain();
 	atomic_add(n, &rf_async_in_flight);
 	atomic64_add(n, &rf_stats.remote_gets);
 	/* Not sent means not connected: asking for more would fail too. */
