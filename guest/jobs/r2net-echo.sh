@@ -29,12 +29,12 @@ dmesg | grep -q "r2echo: bad command; usage: sync NODE LEN COUNT" ||
 ok "r2echo refuses bad commands and says the syntax"
 
 # Everything each node sends to each peer; the peers send as much here.
-sent=$((20 + 20 + 20 + 5 + 20 + 200))
+sent=$((20 + 20 + 20 + 20 + 20 + 200))
 for p in $peers; do
 	echo_ok sync "$p" 1 20
 	echo_ok sync "$p" 4096 20
 	echo_ok sync "$p" 0 20
-	echo_ok sync "$p" 66184 5
+	echo_ok sync "$p" 66184 20
 	echo_ok page "$p" 20
 done
 for p in $peers; do
