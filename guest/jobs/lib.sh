@@ -14,8 +14,9 @@ fail() {
 	exit 1
 }
 
+# The console line has the guest's uptime, to see where a job's time goes.
 ok() {
-	echo "ok: $*"
+	echo "ok: [$(cut -d ' ' -f 1 /proc/uptime)] $*"
 	result "ok $*"
 }
 
