@@ -19,6 +19,26 @@ bench_console()
 	fi
 }
 
+# bench_perf_initrd INITRD OUT: INITRD with the host's perf and the
+# libraries it loads, as a second archive the kernel unpacks on top.
+bench_perf_initrd()
+{
+	local root lib
+	root=$(mktemp -d)
+	mkdir -p "$root/usr/bin"
+	cp /usr/bin/perf "$root/usr/bin/perf"
+	for lib in $(ldd /usr/bin/perf | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	{
+		cat "$1"
+		(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1n
+	} > "$2.tmp"
+	rm -rf "$root"
+	mv "$2.tmp" "$2"
+}
+
 # bench_need INITRD FILE...: each FILE (a path inside the image) is there.
 bench_need()
 {

@@ -21,7 +21,9 @@
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
 # (1), BENCH_RUNS (3), BENCH_CONFIGS
 # (disk+wt+wtraw+wt0+none+nvme+zram+scan+scan-cc+zswap), BENCH_TIMEOUT
-# (s per boot, 3600), BENCH_OUT (bench/results/swap.md).
+# (s per boot, 3600), BENCH_OUT (bench/results/swap.md), BENCH_PROFILE
+# (0; 1: perf samples the client's CPU while each workload of the
+# throttled boot runs, and the results say where its time went).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -52,6 +54,13 @@ mbps=$(awk '$1 == "disk_mbps" { print $3; exit }' "$swapc")
 [ -n "$iops" ] && [ -n "$mbps" ] ||
 	bench_die "$swapc gives its client no disk_iops and disk_mbps"
 clock=$(bench_clock)
+swap_initrd=$initrd
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+	"$top/scripts/deps.sh" linux-perf
+	mkdir -p "$state"
+	swap_initrd=$state/initramfs-perf.cpio.gz
+	bench_perf_initrd "$initrd" "$swap_initrd"
+fi
 
 libvirt_up || bench_die "libvirtd would not start"
 trap 'bench_down; libvirt_down' EXIT
@@ -89,18 +98,21 @@ collect() {
 		sed -n "s/^RAMSTER-RESULT BENCH probe=r2net /run=$1 /p" >> "$state/probe.txt"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n "s/^RAMSTER-RESULT BENCH probe=tcp /run=$1 /p" >> "$state/probe.txt"
+	tr -d '\r' < "$state/$client.results.log" |
+		sed -n "s/^RAMSTER-RESULT BENCH-PROF /run=$1 /p" >> "$state/prof.txt"
 }
 
 mkdir -p "$state" "$(dirname "$out")"
 : > "$raw"
 : > "$state/probe.txt"
+: > "$state/prof.txt"
 for run in $(seq 1 "$runs"); do
 	echo "bench: run $run of $runs: all in RAM, $mib MiB"
 	bench_boot "$ramc" "$state" $client "$timeout" -i "$initrd" -j bench-swap \
 		-a "ramster.bench=ram,$mib,$rounds" -a "$clock"
 	collect "$run" ram
 	echo "bench: run $run of $runs: disk throttled to $iops IOPS and $mbps MiB/s; $configs"
-	bench_boot "$swapc" "$state" $client "$timeout" -i "$initrd" -j bench-swap \
+	bench_boot "$swapc" "$state" $client "$timeout" -i "$swap_initrd" -j bench-swap \
 		-a "ramster.bench=$configs,$mib,$rounds" -a "$clock"
 	collect "$run" throttled
 	echo "bench: run $run of $runs: disk unthrottled"
@@ -279,6 +291,30 @@ info=$(cat "$state/info.txt")
 			}
 		}' "$state/probe.txt" "$raw" | sort
 	echo
+	if [ -s "$state/prof.txt" ]; then
+		echo "## Where the client's CPU time goes (perf, run 1)"
+		echo
+		echo "perf record -a in the client while each workload of the throttled boot"
+		echo "ran (cpu-clock, 199 samples a second): the share of the samples by"
+		echo "object (the kernel, each module, swapcheck), then the symbols of 1% or"
+		echo "more.  The vCPU's idle time shows as the kernel's idle functions."
+		echo
+		awk '$1 == "run=1" {
+			c = $2; sub("config=", "", c); by = $3; sub("by=", "", by)
+			if (!(c in seen)) { seen[c] = 1; order[++n] = c }
+			line = $4
+			for (i = 5; i <= NF; i++) line = line " " $i
+			txt[c, by] = txt[c, by] (txt[c, by] == "" ? "" : "; ") line
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				c = order[i]
+				printf "- **%s** by object: %s\n", c, txt[c, "dso"]
+				printf "  - by symbol: %s\n", txt[c, "sym"]
+			}
+		}' "$state/prof.txt"
+		echo
+	fi
 	echo "Raw lines (one per configuration and run):"
 	echo
 	echo '```'

@@ -1,12 +1,13 @@
 #!/bin/sh
-# Install the Debian packages the build and the tests need, once.
+# Install the Debian packages the build and the tests need, once, and
+# any more named as arguments (bench/swap.sh's profile: linux-perf).
 # Quiet when everything is there already.
 set -eu
 pkgs="linux-source-6.1 qemu-system-x86 libvirt-daemon-system libvirt-clients
 virtinst busybox-static e2fsprogs bc bison flex libelf-dev libssl-dev cpio
 sparse build-essential kmod xz-utils patch iproute2 libxml2-utils gzip
 util-linux procps iptables dnsmasq-base gnuplot-nox dkms linux-headers-amd64
-ocfs2-tools"
+ocfs2-tools $*"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||

@@ -34,6 +34,10 @@
 # between the same two guests: plain TCP's 4 KiB round trip and 64 KiB
 # echoes with 16 in flight (tcpping; "BENCH probe=tcp").
 #
+# With perf in the image (bench/swap.sh's BENCH_PROFILE=1), the client
+# samples its CPU while each workload runs and reports where the time
+# went, by object and by symbol ("BENCH-PROF config=C by=dso|sym ...").
+#
 # The memory server serves, and after each pool of the client is gone
 # (stored_pages back to 0) reports "BENCH server=N" with the most pages,
 # compressed bytes and page frames it held meanwhile, and the share of
@@ -343,6 +347,31 @@ scan() {
 	ok "$1: $nf files of 64 MiB read twice, every page checked"
 }
 
+# prof_start, prof_end CONFIG: perf samples every CPU in between.
+perf_pid=
+prof_start() {
+	command -v perf >/dev/null || return 0
+	perf record -a -F 199 -N -q -o /run/perf.data > /run/perf.log 2>&1 &
+	perf_pid=$!
+}
+prof_end() {
+	[ -n "$perf_pid" ] || return 0
+	kill -INT $perf_pid
+	wait $perf_pid || :
+	perf_pid=
+	perf report -i /run/perf.data --stdio --no-children --sort dso -q \
+		--percent-limit 1 2>/dev/null | head -n 8 |
+		awk -v c=$1 'NF >= 2 { print "config=" c " by=dso " $1 " " $2 }' > /run/prof.out
+	perf report -i /run/perf.data --stdio --no-children --sort dso,sym -q \
+		--percent-limit 1 2>/dev/null | head -n 20 |
+		awk -v c=$1 'NF >= 4 { print "config=" c " by=sym " $1 " " $4 " (" $2 ")" }' >> /run/prof.out
+	[ -s /run/prof.out ] || { cat /run/perf.log; fail "$1: perf recorded nothing"; }
+	while read -r l; do
+		result "BENCH-PROF $l"
+	done < /run/prof.out
+	rm -f /run/perf.data /run/prof.out
+}
+
 for cfg in $configs; do
 	case $cfg in
 	scan*) scan $cfg; continue ;;
@@ -354,6 +383,7 @@ for cfg in $configs; do
 	out=$(vmstat pswpout) in=$(vmstat pswpin) loads=$(cat $fs/loads)
 	stores=$(cat $fs/succ_stores)
 	oom=0 rc=0 t0=$(cpu_ticks) w0=$(wire) s0=$(srv_ticks)
+	prof_start
 	swapcheck timed $mib $rounds > /run/sc.out 2>&1 || rc=$?
 	cpu=$(cpu_pct "" "$t0")
 	set -- $t0
@@ -378,6 +408,7 @@ for cfg in $configs; do
 	[ -r /run/peak ] && line="$line $(cat /run/peak)"
 	[ $cfg = zswap ] && line="$line written_back=$(cat /sys/kernel/debug/zswap/written_back_pages)"
 	result "BENCH $line"
+	prof_end $cfg
 	teardown $cfg
 	if [ $oom = 1 ]; then
 		ok "$cfg: ran out of memory: the OOM killer ended swapcheck"
