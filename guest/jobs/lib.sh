@@ -16,7 +16,8 @@ fail() {
 
 # The console line has the guest's uptime, to see where a job's time goes.
 ok() {
-	echo "ok: [$(cut -d ' ' -f 1 /proc/uptime)] $*"
+	read -r ok_uptime ok_rest < /proc/uptime
+	echo "ok: [$ok_uptime] $*"
 	result "ok $*"
 }
 
