@@ -2,6 +2,17 @@
 # A job is a script run in a subshell; it fails by exiting non-zero.
 probe=/sys/kernel/debug/tmem_probe
 
+# sleep SECONDS: wait in the shell itself, a read that times out on a
+# FIFO nobody writes.  On the debug kernel under TCG every process a job
+# starts (fork and exec) costs a tenth of a second or more of the
+# guest's only CPU; polling loops that ran sleep, several times a second
+# for a whole job, took much of it from the work they waited for.
+mkfifo /run/nap 2>/dev/null
+exec 8<> /run/nap
+sleep() {
+	read -r -t "$1" nap_ <&8 || :
+}
+
 # A job's library may define on_fail, to put what it knows on the
 # console before the job ends.
 fail() {

@@ -8,15 +8,24 @@ r2n=/sys/kernel/debug/r2net
 
 # now_ms: CLOCK_BOOTTIME in ms (/proc/uptime, 10 ms steps), the clock of
 # r2echo's events.
-now_ms() {
+# ms_now sets ms to it without a subshell.
+ms_now() {
 	read -r up _ < /proc/uptime
-	echo $(( ${up%.*} * 1000 + 1${up#*.} * 10 - 1000 ))
+	ms=$(( ${up%.*} * 1000 + 1${up#*.} * 10 - 1000 ))
 }
 
-# nstat NODE NAME: r2net's counter or state NAME for NODE.
+now_ms() {
+	ms_now
+	echo $ms
+}
+
+# nstat NODE NAME: r2net's counter or state NAME for NODE (read in the
+# shell: see sleep in lib.sh).
 nstat() {
-	awk -v k="$2" '$1 == k { print $2; f = 1 } END { exit !f }' \
-		"$r2n/nodes/$1" || fail "no $2 in $r2n/nodes/$1"
+	while read -r nk nv; do
+		[ "$nk" = "$2" ] && { echo "$nv"; return 0; }
+	done < "$r2n/nodes/$1"
+	fail "no $2 in $r2n/nodes/$1"
 }
 
 # wait_state NODE STATE SECONDS: until r2net shows NODE in STATE.
@@ -34,14 +43,15 @@ wait_state() {
 # to come back from a 0.5 s sleep (a stalled vCPU shows here).
 watch_gaps() {
 	(
-		prev=$(now_ms) max=0
+		ms_now
+		prev=$ms max=0
 		while sleep 0.5; do
-			t=$(now_ms)
-			if [ $((t - prev)) -gt $max ]; then
-				max=$((t - prev))
-				echo "$max ms, ending at $t ms" > /run/gap
+			ms_now
+			if [ $((ms - prev)) -gt $max ]; then
+				max=$((ms - prev))
+				echo "$max ms, ending at $ms ms" > /run/gap
 			fi
-			prev=$t
+			prev=$ms
 		done
 	) &
 }
@@ -121,23 +131,33 @@ val() {
 }
 
 summary() {
-	echo "ok $(val ok)/$(val count) errors $(val errors) (first $(val first_error))" \
-		"mismatches $(val mismatches) lost $(val lost) duplicates $(val duplicates)," \
-		"p50 $(val lat_p50_us) p99 $(val lat_p99_us) max $(val lat_max_us) us," \
-		"$(val msgs_per_s) msgs/s"
+	awk '{ v[$1] = $2 }
+		END { printf "ok %s/%s errors %s (first %s) mismatches %s lost %s duplicates %s, p50 %s p99 %s max %s us, %s msgs/s\n",
+			v["ok"], v["count"], v["errors"], v["first_error"],
+			v["mismatches"], v["lost"], v["duplicates"],
+			v["lat_p50_us"], v["lat_p99_us"], v["lat_max_us"],
+			v["msgs_per_s"] }' /run/echo.out
 }
 
 # echo_ok CMD...: every echo of the command must have come back right.
+# One awk checks and sums it up: see sleep in lib.sh.
 echo_ok() {
 	echo_run "$@"
-	if [ "$(val ok)" != "$(val count)" ] || [ "$(val errors)" != 0 ] ||
-	   [ "$(val mismatches)" != 0 ] || [ "$(val lost)" != 0 ] ||
-	   [ "$(val duplicates)" != 0 ]; then
+	if ! sum=$(awk '{ v[$1] = $2 }
+		END { s = "ok " v["ok"] "/" v["count"] " errors " v["errors"] \
+			" (first " v["first_error"] ") mismatches " v["mismatches"] \
+			" lost " v["lost"] " duplicates " v["duplicates"] \
+			", p50 " v["lat_p50_us"] " p99 " v["lat_p99_us"] \
+			" max " v["lat_max_us"] " us, " v["msgs_per_s"] " msgs/s"
+			print s
+			exit !(v["count"] != "" && v["ok"] == v["count"] &&
+				v["errors"] == 0 && v["mismatches"] == 0 &&
+				v["lost"] == 0 && v["duplicates"] == 0) }' /run/echo.out); then
 		cat /run/echo.out
 		diag
-		fail "$*: $(summary)"
+		fail "$*: $sum"
 	fi
-	ok "$*: $(summary)"
+	ok "$*: $sum"
 }
 
 # events_last KIND NODE: the time of the last "KIND NODE MS" event, or
