@@ -31,9 +31,11 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	insmod $ko/ramster_backend.ko client_quota_pages=$quota \
 		client_grace_ms=$grace_ms || fail "insmod ramster_backend"
 	ok "node $me: serving $(echo $peers) with a quota of $quota pages, grace $grace_ms ms"
-	end=$(($(now_ms) + 900000))
-	while [ "$(cat $b/clients_freed)" -lt 2 ]; do
-		[ "$(now_ms)" -lt $end ] ||
+	ms_now
+	end=$((ms + 900000))
+	while read -r freed < $b/clients_freed; [ "$freed" -lt 2 ]; do
+		ms_now
+		[ $ms -lt $end ] ||
 			{ diag; grep . $b/clients*; fail "clients' pools not freed after 900 s"; }
 		sleep 1
 	done

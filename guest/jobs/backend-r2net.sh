@@ -50,7 +50,8 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	for p in $peers; do
 		gone=0
 		while [ $gone -lt 10 ]; do
-			[ "$(now_ms)" -lt $end ] || { diag; fail "node $p still up after 6000 s"; }
+			ms_now
+			[ $ms -lt $end ] || { diag; fail "node $p still up after 6000 s"; }
 			if [ "$(nstat "$p" state)" = up ]; then
 				gone=0
 			else
