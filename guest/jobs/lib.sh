@@ -13,6 +13,15 @@ sleep() {
 	read -r -t "$1" nap_ <&8 || :
 }
 
+# kv FILE NAME: the value after NAME in a file of "name value" lines,
+# read in the shell (see sleep); false if there is none.
+kv() {
+	while read -r kv_k kv_v; do
+		[ "$kv_k" = "$2" ] && { echo "$kv_v"; return 0; }
+	done < "$1"
+	return 1
+}
+
 # A job's library may define on_fail, to put what it knows on the
 # console before the job ends.
 fail() {

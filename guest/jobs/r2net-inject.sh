@@ -75,13 +75,13 @@ awk -v ghost=$ghost -v cl="$cluster" -v t=$timeouts '
 cp /run/ramster.conf $conf
 
 # st NODE NAME: a counter of nodes/NODE; snap FILE, delta FILE NAME.
-st() { awk -v k="$2" '$1 == k { print $2 }' $r2d/nodes/"$1"; }
+# (kv, lib.sh: read in the shell, as the echo loop runs all along.)
+st() { kv $r2d/nodes/"$1" "$2"; }
 snap() { for n in 0 $peers; do cat $r2d/nodes/$n > /run/base.$n; done
 	cat $r2d/listener > /run/base.listener; }
-was() { awk -v k="$2" '$1 == k { print $2 }' /run/base."$1"; }
+was() { kv /run/base."$1" "$2"; }
 delta() { echo $(( $(st "$1" "$2") - $(was "$1" "$2") )); }
-ldelta() { echo $(( $(awk -v k="$1" '$1 == k { print $2 }' $r2d/listener) -
-	$(was listener "$1") )); }
+ldelta() { echo $(( $(kv $r2d/listener "$1") - $(was listener "$1") )); }
 
 insmod $mods/r2net.ko || fail "insmod r2net"
 have_echo=
@@ -116,11 +116,16 @@ echo_loop() {
 				sleep 1
 				continue
 			fi
-			cat $echo_run > /run/echo.res
-			got=$(awk '$1 == "ok" { print $2 }' /run/echo.res)
-			bad=$(awk '$1 == "errors" || $1 == "mismatches" { s += $2 } END { print s + 0 }' /run/echo.res)
+			got= bad=0 res=
+			while read -r k v; do
+				res="$res $k $v"
+				case $k in
+				ok) got=$v ;;
+				errors|mismatches) bad=$((bad + v)) ;;
+				esac
+			done < $echo_run
 			[ "$got" = 20 ] && [ "$bad" = 0 ] ||
-				tr '\n' ' ' < /run/echo.res >> /run/echo.err
+				echo "$res" >> /run/echo.err
 			n=$((n + ${got:-0}))
 			echo $n > /run/echo.n
 		done
@@ -181,7 +186,7 @@ if [ "$me" = "$target" ]; then
 	d=$(ldelta refused_too_many_pending)
 	[ "$d" -ge 1 ] && [ "$d" = "$refused" ] ||
 		fail "listener refused_too_many_pending rose by $d, want the $refused the flood saw closed at once"
-	p=$(awk '$1 == "pending" { print $2 }' $r2d/listener)
+	p=$(kv $r2d/listener pending)
 	[ "$p" = 0 ] || fail "listener pending is $p after the flood's connections were closed"
 	ok "listener refused the stranger and $d flood connections, none left pending"
 	phase checked

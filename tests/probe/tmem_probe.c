@@ -7,8 +7,10 @@
  * fire and that the data that comes back is the data that went in.  It
  * can also be told to lose pages, to show what the kernel does then.
  *
- * Counters and knobs live in /sys/kernel/debug/tmem_probe/.  The module
- * cannot be unloaded: cleancache keeps its backend for good.
+ * Counters and knobs live in /sys/kernel/debug/tmem_probe/.  Loaded with
+ * cleancache, the module stays for good: cleancache keeps its backend.
+ * With frontswap alone it can be unloaded once frontswap let it go
+ * (unregister), so that one boot can load it again with other knobs.
  */
 #include <linux/cleancache.h>
 #include <linux/debugfs.h>
@@ -16,6 +18,7 @@
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -397,13 +400,24 @@ static const struct cleancache_ops probe_cleancache_ops = {
 
 static struct dentry *probe_dir;
 
-/* Writing anything asks frontswap to let the probe go; reads the result. */
+/*
+ * Writing anything asks frontswap to let the probe go; reads the result.
+ * While frontswap has the probe, it holds a reference to the module.
+ */
 static int unregister_result = 1;
+static bool fs_registered;
+static DEFINE_MUTEX(unregister_lock);
 
 static int unregister_set(void *data, u64 val)
 {
+	mutex_lock(&unregister_lock);
 	unregister_result = frontswap_unregister_ops(&probe_frontswap_ops);
 	pr_info("frontswap_unregister_ops: %d\n", unregister_result);
+	if (!unregister_result && fs_registered) {
+		fs_registered = false;
+		module_put(THIS_MODULE);
+	}
+	mutex_unlock(&unregister_lock);
 	return 0;
 }
 
@@ -490,6 +504,8 @@ static int __init tmem_probe_init(void)
 			       ret);
 			goto err_writethrough;
 		}
+		fs_registered = true;
+		__module_get(THIS_MODULE);
 	}
 	if (cleancache) {
 		ret = cleancache_register_ops(&probe_cleancache_ops);
@@ -504,14 +520,36 @@ static int __init tmem_probe_init(void)
 	return 0;
 
 err_frontswap:
-	if (frontswap)
+	if (frontswap) {
 		frontswap_unregister_ops(&probe_frontswap_ops);
+		fs_registered = false;
+		module_put(THIS_MODULE);
+	}
 err_writethrough:
 	if (frontswap && writethrough)
 		frontswap_writethrough(false);
 	return ret;
 }
 module_init(tmem_probe_init);
+
+/* Only once frontswap let the probe go, and never with cleancache. */
+static void __exit tmem_probe_exit(void)
+{
+	struct page *copy;
+	unsigned long offset;
+	int i;
+
+	debugfs_remove_recursive(probe_dir);
+	if (frontswap && writethrough)
+		frontswap_writethrough(false);
+	for (i = 0; i < MAX_SWAPFILES; i++) {
+		xa_for_each(&fs_pages[i], offset, copy)
+			__free_page(copy);
+		xa_destroy(&fs_pages[i]);
+	}
+	pr_info("unloaded\n");
+}
+module_exit(tmem_probe_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Test backend counting frontswap and cleancache calls");

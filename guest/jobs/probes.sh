@@ -1,0 +1,20 @@
+# probes: the probe backend's jobs one after another in one boot (a debug
+# guest's boot and kmemleak scan cost a minute each): probe-writethrough,
+# probe-sigbus, probe-swap, probe-cleancache.  Between two, swap goes
+# off, frontswap lets the probe go and it is unloaded, so that the next
+# loads it with its own knobs.  frontswap's failed_loads counts on across
+# them: writethrough loses none, sigbus one.  probe-swap leaves zswap
+# the frontswap slot, and cleancache keeps its backend for good: they
+# come last.
+for part in probe-writethrough probe-sigbus probe-swap probe-cleancache; do
+	( . /jobs/$part.sh ) || fail "$part failed (see above)"
+	ok "$part passed"
+	[ $part = probe-cleancache ] && break
+	swapoff /dev/vda || fail "swapoff after $part"
+	if [ -e $probe/unregister ]; then
+		echo 1 > $probe/unregister
+		[ "$(cat $probe/unregister)" = 0 ] ||
+			fail "after $part frontswap did not let the probe go: $(cat $probe/unregister)"
+	fi
+	rmmod tmem_probe || fail "rmmod tmem_probe after $part"
+done

@@ -1,0 +1,12 @@
+#!/bin/bash
+# The probe backend, in one boot: with writethrough, accepted pages are
+# on the swap device too and a lost one is read from there; without, an
+# accepted page never reaches the device and a lost one is SIGBUS for
+# the process alone; swapping reaches store, load and invalidate, the
+# probe can unregister only when it holds no pages, and then zswap can
+# take the slot; ext4's page cache reaches cleancache put and get with
+# the right data, and no old copy comes back after an overwrite,
+# truncate, rename or delete.  (guest/jobs/probes.sh and its parts.)
+set -eu
+. "$(dirname "$0")/../lib/guest.sh"
+run_job "$top/tests/clusters/solo.cluster" probes
