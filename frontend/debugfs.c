@@ -89,6 +89,7 @@ void rf_debugfs_init(void)
 		{ "cc_prefetch_unused", &rf_stats.cc_prefetch_unused },
 		{ "swap_prefetches", &rf_stats.swap_prefetches },
 		{ "swap_prefetch_hits", &rf_stats.swap_prefetch_hits },
+		{ "swap_prefetch_strided", &rf_stats.swap_prefetch_strided },
 		{ "zpages_same", &rf_stats.zpages_same },
 		{ "zpages_lzo", &rf_stats.zpages_lzo },
 		{ "zpages_raw", &rf_stats.zpages_raw },

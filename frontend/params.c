@@ -71,7 +71,7 @@ MODULE_PARM_DESC(cc_prefetch, "cleancache gets sent ahead of a reader, for the n
 
 static unsigned int swap_prefetch = 16;
 module_param(swap_prefetch, uint, 0444);
-MODULE_PARM_DESC(swap_prefetch, "swap loads in order also ask for the next this many offsets, without waiting (0..256; 0: each load waits for its page alone)");
+MODULE_PARM_DESC(swap_prefetch, "most swap pages fetched ahead along the trend of the loads' offsets (0..256; 0: each load waits for its page alone)");
 
 static unsigned int window = 32;
 module_param(window, uint, 0444);

@@ -91,6 +91,7 @@ struct rf_stats {
 	atomic64_t cc_prefetch_unused;	/* fetched ahead, dropped unread */
 	atomic64_t swap_prefetches;	/* swap GETs sent ahead of loads */
 	atomic64_t swap_prefetch_hits;	/* loads answered by those */
+	atomic64_t swap_prefetch_strided; /* of the GETs, along a stride != 1 */
 	/* zpage.c: pages as they go to the server (compress=1) */
 	atomic64_t zpages_same;		/* one repeated value: sent as it */
 	atomic64_t zpages_lzo;		/* sent LZO-compressed */

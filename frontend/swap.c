@@ -65,6 +65,7 @@
 #include "r2net.h"
 #include "ramster_frontend.h"
 #include "tmem_client.h"
+#include "trend.h"
 #include "zpage.h"
 
 #define RF_SWIZ_BITS		4
@@ -159,8 +160,9 @@ static atomic_t rf_ops_pending = ATOMIC_INIT(0);
 static void rf_ops_work_fn(struct work_struct *work);
 static DECLARE_WORK(rf_ops_work, rf_ops_work_fn);
 
-/* Per swap type, the offset of the last load: is swap-in in order? */
-static pgoff_t rf_last_load[MAX_SWAPFILES];
+/* Per swap type, the stride of its swap-ins (rf_trend_lock). */
+static struct rf_trend rf_trends[MAX_SWAPFILES];
+static DEFINE_SPINLOCK(rf_trend_lock);
 
 /* Async requests r2net has not completed yet: exit waits for them. */
 static atomic_t rf_async_in_flight = ATOMIC_INIT(0);
@@ -452,6 +454,9 @@ static void rf_fs_init(unsigned int type)
 	mutex_lock(&rf_pool_mutex);
 	rf_types[type].active = true;
 	mutex_unlock(&rf_pool_mutex);
+	spin_lock(&rf_trend_lock);
+	memset(&rf_trends[type], 0, sizeof(rf_trends[type]));
+	spin_unlock(&rf_trend_lock);
 	mod_delayed_work(rf_wq, &rf_pool_work, 0);
 }
 
@@ -924,53 +929,85 @@ static bool rf_ahead_send(struct rf_pf_entry **e, unsigned int n)
 }
 
 /*
- * Swap-in in order: send GETs to the target for offset and the next
- * swap_prefetch offsets, without waiting, then wait for offset's.  0: the
- * page is in; else ask the usual way.
+ * Keep depth pages along stride from offset fetched ahead: GET those of
+ * the next offsets along it that the target has (swap_map.c) and that
+ * are not here or on their way already, in batches.  Offsets it does not
+ * have are skipped, up to 4 x depth steps.
  */
-static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
+static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
+			   long stride, unsigned int depth)
 {
-	int pool = READ_ONCE(rf_types[type].pool_id[0]);
 	struct rf_pf_entry *e, *batch[R2NET_BATCH_MAX];
 	const int key = RF_PF_SWAP(type);
-	unsigned int n = 0, nb = 0;
+	unsigned int k, n = 0, nb = 0;
 	struct tmem_handle h;
-	pgoff_t i, last;
-	bool ahead;
+	pgoff_t next;
 
-	if (pool < 0 || !rf_handle(&h, pool, type, offset))
-		return -ENOENT;
-	ahead = rf_cc_pf_ask(key, &h);
-	last = READ_ONCE(rf_last_load[type]);
-	WRITE_ONCE(rf_last_load[type], offset);
-	if (!ahead && offset != last + 1)
-		return -ENOENT;
-	/* Offsets the server has, skipping holes up to 4x the depth. */
-	for (i = offset; n <= rf_swap_prefetch &&
-	     i <= offset + 4 * rf_swap_prefetch; i++) {
-		if (i != offset && !rf_swap_map_test(type, i))
+	for (k = 1; n < depth && k <= 4 * depth; k++) {
+		next = offset + k * stride;
+		if (!rf_swap_map_test(type, next) ||
+		    !rf_handle(&h, pool, type, next))
 			continue;
-		if (!rf_handle(&h, pool, type, i))
-			break;
 		e = rf_cc_pf_reserve(key, 0, &h);
 		if (e == ERR_PTR(-ENOSPC))
 			break;
 		n++;
 		if (IS_ERR(e))
 			continue;
-		if (i == offset)
-			rf_cc_pf_ask(key, &h);
-		else
-			atomic64_inc(&rf_stats.swap_prefetches);
+		atomic64_inc(&rf_stats.swap_prefetches);
+		if (stride != 1)
+			atomic64_inc(&rf_stats.swap_prefetch_strided);
 		batch[nb++] = e;
 		if (nb < R2NET_BATCH_MAX)
 			continue;
 		nb = 0;
 		if (!rf_ahead_send(batch, R2NET_BATCH_MAX))
-			break;
+			return;
 	}
 	if (nb)
 		rf_ahead_send(batch, nb);
+}
+
+/*
+ * Swap-in along a trend (trend.c: Leap's majority vote over the strides
+ * of the last faults), or of a page fetched ahead.  offset's own GET goes
+ * alone and first, unless it was fetched ahead, so that no page fetched
+ * ahead delays it; then the pages ahead along the trend are topped up;
+ * then the load waits for offset's page.  0: the page is in; else ask
+ * the usual way.
+ */
+static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id[0]);
+	const int key = RF_PF_SWAP(type);
+	struct rf_trend *t = &rf_trends[type];
+	unsigned int depth;
+	struct rf_pf_entry *e;
+	struct tmem_handle h;
+	bool ahead, trend;
+	long stride = 0;
+
+	if (pool < 0 || !rf_handle(&h, pool, type, offset))
+		return -ENOENT;
+	ahead = rf_cc_pf_ask(key, &h);
+	spin_lock(&rf_trend_lock);
+	rf_trend_fault(t, offset);
+	rf_trend_hit(t, ahead, rf_swap_prefetch);
+	trend = rf_trend_stride(t, &stride);
+	depth = rf_trend_depth(t, rf_swap_prefetch);
+	spin_unlock(&rf_trend_lock);
+	if (!trend && !ahead)
+		return -ENOENT;
+	if (!ahead) {
+		e = rf_cc_pf_reserve(key, 0, &h);
+		if (IS_ERR(e))
+			return -ENOENT;
+		rf_cc_pf_ask(key, &h);
+		/* Not sent (its entry failed): fetching ahead would fail too. */
+		trend = trend && rf_ahead_send(&e, 1);
+	}
+	if (trend)
+		rf_fetch_ahead(type, pool, offset, stride, depth);
 	rf_handle(&h, pool, type, offset);
 	if (rf_cc_pf_take(key, 0, &h, page))
 		return -ENOENT;

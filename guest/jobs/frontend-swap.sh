@@ -5,8 +5,12 @@
 # runs swapcheck over $mib MiB, 1.5 times its RAM (random reads and
 # writes, every page read is checked, and every page again at the end),
 # and checks that most pages swapped went to the server and came back
-# from it, with no failed or missing load.  swapoff destroys the pool; the module
-# then unregisters and unloads.
+# from it, with no failed or missing load, and most loads of the final
+# in-order pass fetched ahead.  Then 48 MiB paged out in order are read
+# every third page forwards and backwards (swapcheck stride): the trend
+# of the swap-ins (+3, -3) is found and pages are fetched ahead along
+# it.  swapoff destroys the pool; the module then unregisters and
+# unloads.
 #
 # Before swapoff, ramsterctl status must show the memory server up and
 # the pages sent (remote_puts).
@@ -171,6 +175,22 @@ hits=$(cat $fe/swap_prefetch_hits)
 [ $((hits * 4)) -ge $in ] ||
 	fail "only $hits of $in swap-ins were fetched ahead"
 ok "$hits of $in swap-ins found their page fetched ahead ($(cat $fe/swap_prefetches) sent ahead)"
+
+# Strides: 48 MiB paged out in order, then every third page read
+# forwards and every third backwards (swap offsets follow the
+# addresses), then every page.  Leap's trend finds +3 and -3, and pages
+# are fetched ahead along them.
+fe_val() { cat $fe/$1; }
+pf=$(fe_val swap_prefetches) hits=$(fe_val swap_prefetch_hits)
+strided=$(fe_val swap_prefetch_strided) loads=$(cat $fs/loads)
+swapcheck stride 48 3 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong after reads along strides"; }
+pf=$(($(fe_val swap_prefetches) - pf)) hits=$(($(fe_val swap_prefetch_hits) - hits))
+strided=$(($(fe_val swap_prefetch_strided) - strided))
+loads=$(($(cat $fs/loads) - loads))
+echo "stride step: loads $loads prefetches $pf hits $hits strided $strided"
+[ $((strided * 4)) -ge $((48 * 256 / 3)) ] && [ $((hits * 4)) -ge $loads ] ||
+	fail "along strides: $hits of $loads loads fetched ahead, $strided of $pf GETs ahead along a stride other than 1"
+ok "$(cat /run/sc.out); $hits of $loads loads found their page fetched ahead; of $pf GETs ahead, $strided along a stride other than 1"
 
 # Below the min watermarks stores are refused and the disk takes the
 # pages: the reserves are for receiving.  A min_free_kbytes of a fifth of

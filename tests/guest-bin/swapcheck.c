@@ -221,6 +221,38 @@ static int cmd_pressure(size_t mib, size_t rounds, int timed)
 	return 0;
 }
 
+/*
+ * stride MIB STEP: fill MIB in order and page it all out, so that swap
+ * offsets follow the addresses; read every STEP-th page in order, then
+ * every STEP-th backwards from the end, checking each; then every page.
+ */
+static int cmd_stride(size_t mib, size_t step)
+{
+	size_t n = mib * 1024 * 1024 / PAGE, i, swapped, reads = 0;
+	uint64_t seed = mix(getpid() + 2);
+	char *buf;
+
+	if (!step || step >= n) {
+		fprintf(stderr, "%s: give a STEP of 1..%zu\n", progname, n - 1);
+		return 2;
+	}
+	buf = map_pages(n);
+	for (i = 0; i < n; i++)
+		fill(buf + i * PAGE, seed, i, 1);
+	swapped = page_out(buf, n);
+	for (i = 0; i < n; i += step, reads++)
+		if (check(buf + i * PAGE, seed, i, 1))
+			return 1;
+	for (i = n - 1 - step / 2; i < n; i -= step, reads++)
+		if (check(buf + i * PAGE, seed, i, 1))
+			return 1;
+	if (verify_all(buf, n, seed, 1))
+		return 1;
+	printf("stride: %zu pages, %zu swapped out, %zu read %zu apart forwards and backwards, every page correct\n",
+	       n, swapped, reads, step);
+	return 0;
+}
+
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);
@@ -376,6 +408,7 @@ static void usage(FILE *f)
 		"usage: swapcheck pageout PAGES\n"
 		"       swapcheck pressure MIB [ROUNDS]\n"
 		"       swapcheck timed MIB [ROUNDS]   (pressure, timed)\n"
+		"       swapcheck stride MIB STEP\n"
 		"       swapcheck lose KNOB\n"
 		"       swapcheck slots SWAPDEV yes|no KNOB\n"
 		"       swapcheck hold PAGES SECONDS   (SIGUSR1 ends the wait)\n"
@@ -399,6 +432,9 @@ int main(int argc, char **argv)
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timed"))
 		return cmd_pressure(strtoul(argv[2], NULL, 0),
 				    argc == 4 ? strtoul(argv[3], NULL, 0) : 2, 1);
+	if (argc == 4 && !strcmp(argv[1], "stride"))
+		return cmd_stride(strtoul(argv[2], NULL, 0),
+				  strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "lose"))
 		return cmd_lose(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "slots"))

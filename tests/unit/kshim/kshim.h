@@ -65,6 +65,11 @@ typedef unsigned long pgoff_t;
 	__typeof__(b) __b = (b);					\
 	__a > __b ? __a : __b;						\
 })
+#define min(a, b) ({							\
+	__typeof__(a) __a = (a);					\
+	__typeof__(b) __b = (b);					\
+	__a < __b ? __a : __b;						\
+})
 #define BUILD_BUG_ON(c)	static_assert(!(c), "BUILD_BUG_ON(" #c ")")
 
 static inline unsigned long __ffs(unsigned long word)
