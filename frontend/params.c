@@ -57,6 +57,30 @@ unsigned int rf_timeout_ms = 10000;
 module_param_cb(timeout_ms, &rf_timeout_ops, &rf_timeout_ms, 0644);
 MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms, 0..600000; 0: r2net's idle timeout); settable at run time");
 
+static int rf_window_wait_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret || !ms || ms > RF_TIMEOUT_MAX_MS) {
+		pr_err("window_wait_ms=%.*s: give 1..%u\n",
+		       (int)strcspn(val, "\n"), val, RF_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(rf_window_wait_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops rf_window_wait_ops = {
+	.set	= rf_window_wait_set,
+	.get	= param_get_uint,
+};
+
+unsigned int rf_window_wait_ms = 100;
+module_param_cb(window_wait_ms, &rf_window_wait_ops, &rf_window_wait_ms, 0644);
+MODULE_PARM_DESC(window_wait_ms, "How long a writethrough store waits for a free window slot before the disk takes the page alone (ms, 1..600000); settable at run time");
+
 bool rf_cleancache = true;
 module_param_named(cleancache, rf_cleancache, bool, 0444);
 MODULE_PARM_DESC(cleancache, "Keep clean page-cache pages on the memory server (once on, the module stays loaded)");

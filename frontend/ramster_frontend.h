@@ -29,6 +29,7 @@ extern u8 rf_target;
 extern u8 rf_replica;			/* the second server (replicate) */
 extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
+extern unsigned int rf_window_wait_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */

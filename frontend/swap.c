@@ -630,12 +630,17 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 	long left;
 	int err;
 
+	/*
+	 * The disk has the page too: a store that finds every slot in
+	 * flight waits a little, not for the server's timeout.  A client
+	 * short of memory may not hear the server for a while, and the
+	 * reclaim that waits here is what would give it memory back.
+	 */
 	if (!slot) {
 		atomic64_inc(&rf_stats.window_waits);
 		left = wait_event_timeout(rf_slot_wait,
 					  (slot = rf_slot_take()) != NULL,
-					  msecs_to_jiffies(rf_timeout_ms ?:
-							   10000));
+					  msecs_to_jiffies(READ_ONCE(rf_window_wait_ms)));
 		if (!left && !slot) {
 			atomic64_inc(&rf_stats.window_full);
 			return -EBUSY;
