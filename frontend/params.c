@@ -32,53 +32,38 @@ bool rf_frontswap = true;
 module_param_named(frontswap, rf_frontswap, bool, 0444);
 MODULE_PARM_DESC(frontswap, "Keep swap pages on the memory server");
 
-/* Settable while loaded: a request takes the value it is sent with. */
-static int rf_timeout_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int ms;
-	int ret;
-
-	ret = kstrtouint(val, 0, &ms);
-	if (ret || ms > RF_TIMEOUT_MAX_MS) {
-		pr_err("timeout_ms=%.*s: give 0..%u (0: r2net's idle timeout)\n",
-		       (int)strcspn(val, "\n"), val, RF_TIMEOUT_MAX_MS);
-		return -EINVAL;
-	}
-	WRITE_ONCE(rf_timeout_ms, ms);
-	return 0;
-}
-
-static const struct kernel_param_ops rf_timeout_ops = {
-	.set	= rf_timeout_set,
-	.get	= param_get_uint,
-};
-
 unsigned int rf_timeout_ms = 10000;
-module_param_cb(timeout_ms, &rf_timeout_ops, &rf_timeout_ms, 0644);
-MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms, 0..600000; 0: r2net's idle timeout); settable at run time");
+unsigned int rf_window_wait_ms = 100;
 
-static int rf_window_wait_set(const char *val, const struct kernel_param *kp)
+/*
+ * timeout_ms and window_wait_ms, in ms: settable while loaded (a request
+ * takes the value it is sent with).  timeout_ms may be 0 (r2net's idle
+ * timeout), window_wait_ms may not.
+ */
+static int rf_ms_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms;
+	unsigned int ms, min = kp->arg != &rf_timeout_ms;
 	int ret;
 
 	ret = kstrtouint(val, 0, &ms);
-	if (ret || !ms || ms > RF_TIMEOUT_MAX_MS) {
-		pr_err("window_wait_ms=%.*s: give 1..%u\n",
-		       (int)strcspn(val, "\n"), val, RF_TIMEOUT_MAX_MS);
+	if (ret || ms < min || ms > RF_TIMEOUT_MAX_MS) {
+		pr_err("%s=%.*s: give %u..%u%s\n", kp->name,
+		       (int)strcspn(val, "\n"), val, min, RF_TIMEOUT_MAX_MS,
+		       min ? "" : " (0: r2net's idle timeout)");
 		return -EINVAL;
 	}
-	WRITE_ONCE(rf_window_wait_ms, ms);
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
 	return 0;
 }
 
-static const struct kernel_param_ops rf_window_wait_ops = {
-	.set	= rf_window_wait_set,
+static const struct kernel_param_ops rf_ms_ops = {
+	.set	= rf_ms_set,
 	.get	= param_get_uint,
 };
 
-unsigned int rf_window_wait_ms = 100;
-module_param_cb(window_wait_ms, &rf_window_wait_ops, &rf_window_wait_ms, 0644);
+module_param_cb(timeout_ms, &rf_ms_ops, &rf_timeout_ms, 0644);
+MODULE_PARM_DESC(timeout_ms, "How long a request waits for the server (ms, 0..600000; 0: r2net's idle timeout); settable at run time");
+module_param_cb(window_wait_ms, &rf_ms_ops, &rf_window_wait_ms, 0644);
 MODULE_PARM_DESC(window_wait_ms, "How long a writethrough store waits for a free window slot before the disk takes the page alone (ms, 1..600000); settable at run time");
 
 bool rf_cleancache = true;
