@@ -271,6 +271,10 @@ static int cmd_stride(size_t mib, size_t step)
 	uint64_t seed = mix(getpid() + 2);
 	char *buf;
 
+	if (!mib) {
+		fprintf(stderr, "%s: give MIB of 1 or more\n", progname);
+		return 2;
+	}
 	if (!step || step >= n) {
 		fprintf(stderr, "%s: give a STEP of 1..%zu\n", progname, n - 1);
 		return 2;
