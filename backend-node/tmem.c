@@ -66,6 +66,7 @@
 #include <linux/xarray.h>
 #include <asm/unaligned.h>
 #include "tmem.h"
+#include "store_export.h"
 
 #define TMEM_OBJ_HASH_BITS	8
 #define TMEM_OBJ_HASH_BUCKETS	BIT(TMEM_OBJ_HASH_BITS)
@@ -1424,11 +1425,11 @@ EXPORT_SYMBOL_GPL(tmem_store_destroy);
  */
 int tmem_init(void)
 {
-	tmem_obj_cache = kmem_cache_create("ramster_tmem_obj",
+	tmem_obj_cache = kmem_cache_create(RAMSTER_STORE_PREFIX "tmem_obj",
 					   sizeof(struct tmem_obj), 0, 0, NULL);
 	if (!tmem_obj_cache)
 		return -ENOMEM;
-	tmem_pgp_cache = kmem_cache_create("ramster_tmem_pgp",
+	tmem_pgp_cache = kmem_cache_create(RAMSTER_STORE_PREFIX "tmem_pgp",
 					   sizeof(struct tmem_pgp), 0, 0, NULL);
 	if (!tmem_pgp_cache) {
 		kmem_cache_destroy(tmem_obj_cache);

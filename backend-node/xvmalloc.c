@@ -42,6 +42,7 @@
 #include <linux/spinlock.h>
 
 #include "xvmalloc.h"
+#include "store_export.h"
 
 /* xv_block.state: anything else is not a block header */
 #define XV_STATE_FREE	0x4672

@@ -36,6 +36,7 @@
 #include "tmem.h"
 #include "xvmalloc.h"
 #include "zcache.h"
+#include "store_export.h"
 
 #define ZC_TAG_SAME		1UL
 #define ZC_TAG_MASK		7UL
