@@ -48,7 +48,7 @@ struct rf_rtt {
 
 /* Counters, in debugfs under /sys/kernel/debug/ramster_frontend/. */
 struct rf_stats {
-	atomic64_t remote_puts;		/* pages the server accepted */
+	atomic64_t remote_puts;		/* pages the server(s) accepted */
 	atomic64_t remote_put_failures;	/* refused, or r2net failed */
 	atomic64_t remote_gets;		/* GET_PAGE requests sent */
 	atomic64_t remote_get_hits;	/* pages that came back */
@@ -93,6 +93,14 @@ struct rf_stats {
 	atomic64_t swap_prefetches;	/* swap GETs sent ahead of loads */
 	atomic64_t swap_prefetch_hits;	/* loads answered by those */
 	atomic64_t swap_prefetch_strided; /* of the GETs, along a stride != 1 */
+	/* local.c: the local tier */
+	atomic64_t local_stores;	/* pages it took */
+	atomic64_t local_full;		/* it had no room: sent at once */
+	atomic64_t local_loads;		/* loads it answered */
+	atomic64_t local_pages;		/* pages it holds now */
+	atomic64_t remotified;		/* of remote_puts, pages it sent on */
+	atomic64_t remotify_batches;	/* PUT_ZPAGES it sent (per server) */
+	atomic64_t remotify_refused;	/* pages kept: a server refused */
 	/* zpage.c: pages as they go to the server (compress=1) */
 	atomic64_t zpages_same;		/* one repeated value: sent as it */
 	atomic64_t zpages_lzo;		/* sent LZO-compressed */
@@ -130,6 +138,26 @@ void rf_swap_exit(void);
 void rf_swap_node_up(u8 node);
 int rf_swap_unregister(void);
 void rf_swap_debugfs(struct dentry *dir);
+/* ... and what local.c asks of it. */
+struct tmem_handle;
+bool rf_swap_handle(unsigned int type, int r, pgoff_t offset,
+		    struct tmem_handle *h);
+void rf_swap_pool_lost(unsigned int type, int r, int pool);
+void rf_swap_flush(int r, const struct tmem_handle *h);
+void rf_ops_hold(void);
+void rf_ops_release(void);
+
+/* local.c: swap pages kept compressed here first (local_pool_percent). */
+struct page;
+int rf_local_init(void);
+void rf_local_exit(void);
+void rf_local_type_init(unsigned int type);
+int rf_local_store(unsigned int type, pgoff_t offset, struct page *page);
+int rf_local_load(unsigned int type, pgoff_t offset, struct page *page);
+void rf_local_invalidate(unsigned int type, pgoff_t offset);
+void rf_local_invalidate_area(unsigned int type);
+void rf_local_kick(void);
+void rf_local_debugfs(struct dentry *dir);
 
 /* cleancache.c: an ephemeral pool per filesystem. */
 int rf_cc_init(void);

@@ -43,6 +43,11 @@
  * took it (else the one that did flushes it, and the disk takes the
  * page); a load asks the target, then the replica.
  *
+ * With local_pool_percent set, a store first tries the local tier
+ * (local.c), which keeps the page compressed here and sends it on later;
+ * a load asks it first.  Only a page it has no room for goes the ways
+ * above at once.
+ *
  * A failed load is a miss for the kernel: in writethrough mode the swap
  * disk has the page, so -ENOENT reads it from there; in modes none and
  * replicate the page is lost and -EIO makes the faulting process get
@@ -189,6 +194,15 @@ static bool rf_handle(struct tmem_handle *h, int pool, unsigned int type,
 	return true;
 }
 
+/* local.c: (type, offset)'s handle on replica r; false if it has no pool. */
+bool rf_swap_handle(unsigned int type, int r, pgoff_t offset,
+		    struct tmem_handle *h)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id[r]);
+
+	return pool >= 0 && rf_handle(h, pool, type, offset);
+}
+
 /* ---- queued flushes ---- */
 
 static void rf_async_put(void)
@@ -235,7 +249,7 @@ static void rf_batch_send(struct rf_slot **slot, unsigned int n);
  * full while another is on its way, so that stores which come while it
  * travels join it; the reply sends it (Nagle's rule, for pages).
  */
-static void __rf_ops_drain(bool all)
+static void rf_ops_drain_locked(bool all)
 {
 	struct rf_slot *batch[R2NET_BATCH_MAX];
 	struct rf_op *op, *tmp;
@@ -243,10 +257,7 @@ static void __rf_ops_drain(bool all)
 	unsigned long flags;
 	LIST_HEAD(ops);
 
-	/* A drainer still sending keeps the count up until it is done. */
-	if (!atomic_read(&rf_ops_pending))
-		return;
-	mutex_lock(&rf_op_mutex);
+	lockdep_assert_held(&rf_op_mutex);
 	spin_lock_irqsave(&rf_op_lock, flags);
 	list_splice_init(&rf_op_list, &ops);
 	spin_unlock_irqrestore(&rf_op_lock, flags);
@@ -284,12 +295,39 @@ static void __rf_ops_drain(bool all)
 		rf_batch_send(batch, n);
 		atomic_sub(n, &rf_ops_pending);
 	}
+}
+
+static void __rf_ops_drain(bool all)
+{
+	/* A drainer still sending keeps the count up until it is done. */
+	if (!atomic_read(&rf_ops_pending))
+		return;
+	mutex_lock(&rf_op_mutex);
+	rf_ops_drain_locked(all);
 	mutex_unlock(&rf_op_mutex);
 }
 
 static void rf_ops_drain(void)
 {
 	__rf_ops_drain(true);
+}
+
+/*
+ * For the local tier (local.c): hand every op queued so far to r2net, and
+ * hold back those queued from now on until rf_ops_release(), so that what
+ * the caller sends in between goes after the first and before the others.
+ */
+void rf_ops_hold(void)
+{
+	mutex_lock(&rf_op_mutex);
+	rf_ops_drain_locked(true);
+}
+
+void rf_ops_release(void)
+{
+	mutex_unlock(&rf_op_mutex);
+	if (atomic_read(&rf_ops_pending))
+		queue_work(rf_wq, &rf_ops_work);
 }
 
 /* May be called in atomic context. */
@@ -324,6 +362,12 @@ static void rf_flush_queue(int r, u16 msg, const struct tmem_handle *h,
 	f->msg = msg;
 	f->h = *h;
 	rf_op_queue(&f->op);
+}
+
+/* local.c: flush a page it sent to server r (process context). */
+void rf_swap_flush(int r, const struct tmem_handle *h)
+{
+	rf_flush_queue(r, R2NET_MSG_TMEM_FLUSH_PAGE, h, GFP_NOIO);
 }
 
 /* ---- pools ---- */
@@ -386,6 +430,8 @@ static bool rf_pool_fix(unsigned int type, int r)
 	}
 	WRITE_ONCE(t->pool_id[r], id);
 	atomic64_inc(&rf_stats.pools_created);
+	/* Local pages may wait for it. */
+	rf_local_kick();
 	pr_info("swap type %u: persistent pool %d on node %u\n", type, id,
 		rf_node(r));
 	return true;
@@ -416,7 +462,7 @@ static void rf_pool_work_fn(struct work_struct *work)
 }
 
 /* Replica r does not know pool (it restarted): make a new one. */
-static void rf_pool_lost(unsigned int type, int r, int pool)
+void rf_swap_pool_lost(unsigned int type, int r, int pool)
 {
 	if (cmpxchg(&rf_types[type].pool_id[r], pool, -1) == pool) {
 		pr_warn("swap type %u: node %u no longer has pool %d; making a new one\n",
@@ -433,7 +479,7 @@ void rf_swap_node_up(u8 node)
 	 * Pools made before the connection went are kept if the server
 	 * still has them (their pages come back); the work asks it, and
 	 * replaces those it lost.  Until then a request to one that is gone
-	 * gets -TMEM_ENODEV, and rf_pool_lost() replaces it as well.
+	 * gets -TMEM_ENODEV, and rf_swap_pool_lost() replaces it as well.
 	 */
 	mutex_lock(&rf_pool_mutex);
 	for (r = 0; r < rf_replicas(); r++) {
@@ -444,6 +490,7 @@ void rf_swap_node_up(u8 node)
 	}
 	mutex_unlock(&rf_pool_mutex);
 	mod_delayed_work(rf_wq, &rf_pool_work, 0);
+	rf_local_kick();
 }
 
 /* ---- frontswap ops ---- */
@@ -454,6 +501,7 @@ static void rf_fs_init(unsigned int type)
 	mutex_lock(&rf_pool_mutex);
 	rf_types[type].active = true;
 	mutex_unlock(&rf_pool_mutex);
+	rf_local_type_init(type);
 	spin_lock(&rf_trend_lock);
 	memset(&rf_trends[type], 0, sizeof(rf_trends[type]));
 	spin_unlock(&rf_trend_lock);
@@ -498,7 +546,7 @@ static int rf_store_sync(unsigned int type, int pool, struct tmem_handle *h,
 	if (err)
 		return err;
 	if (reply.status == -TMEM_ENODEV)
-		rf_pool_lost(type, r, pool);
+		rf_swap_pool_lost(type, r, pool);
 	return reply.status < 0 ? reply.status : -EPROTO;
 }
 
@@ -555,7 +603,7 @@ static void rf_slot_done(struct rf_slot *slot, int err, s32 status)
 	}
 	xa_unlock(xa);
 	if (!err && status == -TMEM_ENODEV)
-		rf_pool_lost(slot->type, 0, slot->h.pool_id);
+		rf_swap_pool_lost(slot->type, 0, slot->h.pool_id);
 
 	atomic64_dec(&rf_stats.remote_in_flight);
 	rf_slot_give(slot);
@@ -715,7 +763,7 @@ static void rf_rep_done(void *arg, int err, s32 status, const void *data,
 		rf_rtt_add(&rf_stats.put_rtt, rep->sent);
 	rep->stored[part->r] = !err && status == 1;
 	if (!err && status == -TMEM_ENODEV)
-		rf_pool_lost(part->type, part->r, part->pool);
+		rf_swap_pool_lost(part->type, part->r, part->pool);
 	if (!rep->stored[part->r] && rf_put_maybe_stored(err))
 		rf_flush_queue(part->r, R2NET_MSG_TMEM_FLUSH_PAGE, &part->h,
 			       GFP_ATOMIC);
@@ -812,19 +860,24 @@ static void rf_forget_ahead(unsigned int type, pgoff_t offset)
 
 static int rf_fs_store(unsigned int type, pgoff_t offset, struct page *page)
 {
+	bool local = false;
 	int ret;
 
 	/* frontswap invalidated an older page of offset before this. */
 	if (rf_memory_low()) {
 		atomic64_inc(&rf_stats.stores_low_memory);
 		ret = -ENOMEM;
+	} else if (!rf_local_store(type, offset, page)) {
+		/* Kept here until remotified (local.c). */
+		local = true;
+		ret = 0;
 	} else {
 		ret = rf_store(type, offset, page);
 	}
 	/* Whether the store went or not, what came before is old. */
 	rf_forget_ahead(type, offset);
 	if (rf_swap_prefetch)
-		rf_swap_map_set(type, offset, !ret);
+		rf_swap_map_set(type, offset, !ret && !local);
 	return ret;
 }
 
@@ -893,7 +946,7 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 		goto failed;
 	}
 	if (got == -ENODEV)
-		rf_pool_lost(type, r, pool);
+		rf_swap_pool_lost(type, r, pool);
 	if (got < 0 || rf_zpage_unpack(reply.buf, reply.len, &want, page)) {
 		atomic64_inc(&rf_stats.remote_get_failures);
 		pr_warn_ratelimited("swap type %u offset %lu: bad reply from node %u (status %d, %u bytes)\n",
@@ -1026,6 +1079,9 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 {
 	int r, err;
 
+	err = rf_local_load(type, offset, page);
+	if (err != -ENOENT)
+		return err ? rf_fs_load_failed() : 0;
 	if (rf_load_local(type, offset, page, &err))
 		return err;
 	if (rf_swap_prefetch && !rf_load_ahead(type, offset, page))
@@ -1046,6 +1102,7 @@ static void rf_fs_invalidate_page(unsigned int type, pgoff_t offset)
 	struct tmem_handle h;
 	int pool, r;
 
+	rf_local_invalidate(type, offset);
 	xa_erase(&rf_entries[type], offset);
 	for (r = 0; r < rf_replicas(); r++) {
 		pool = READ_ONCE(rf_types[type].pool_id[r]);
@@ -1070,6 +1127,7 @@ static void rf_fs_invalidate_area(unsigned int type)
 	}
 	rf_types[type].active = false;
 	mutex_unlock(&rf_pool_mutex);
+	rf_local_invalidate_area(type);
 	for (r = 0; r < rf_replicas(); r++)
 		if (pool[r] >= 0)
 			rf_destroy_pool(r, pool[r]);
@@ -1149,6 +1207,7 @@ void rf_swap_debugfs(struct dentry *dir)
 	debugfs_create_file_unsafe("unregister", 0644, dir, NULL,
 				   &rf_unregister_fops);
 	debugfs_create_file("swap_pools", 0444, dir, NULL, &rf_pools_fops);
+	rf_local_debugfs(dir);
 }
 
 static void rf_slots_free(void)
@@ -1236,11 +1295,14 @@ int rf_swap_init(void)
 		ret = -ENOMEM;
 		goto err_slots;
 	}
+	ret = rf_local_init();
+	if (ret)
+		goto err_wq;
 	ret = frontswap_writethrough(rf_mode == RF_MODE_WRITETHROUGH);
 	if (ret) {
 		pr_err("cannot set frontswap writethrough (pages stored under another mode?): %d\n",
 		       ret);
-		goto err_wq;
+		goto err_local;
 	}
 	ret = frontswap_register_ops(&rf_frontswap_ops);
 	if (ret) {
@@ -1263,6 +1325,8 @@ int rf_swap_init(void)
 
 err_writethrough:
 	frontswap_writethrough(false);
+err_local:
+	rf_local_exit();
 err_wq:
 	destroy_workqueue(rf_wq);
 err_slots:
@@ -1278,6 +1342,8 @@ void rf_swap_exit(void)
 	int type, r;
 
 	cancel_delayed_work_sync(&rf_pool_work);
+	/* Empty: frontswap invalidated every page before it let us go. */
+	rf_local_exit();
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		for (r = 0; r < RF_MAX_REPLICAS; r++) {
 			if (r < rf_replicas() && rf_types[type].pool_id[r] >= 0)
