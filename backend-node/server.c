@@ -32,6 +32,7 @@
 #include "r2net.h"
 #include "tmem.h"
 #include "server.h"
+#include "zform.h"
 
 static atomic64_t server_requests[BACKEND_SERVER_NR_OPS];
 static atomic64_t server_errors[BACKEND_SERVER_NR_ERRS];
@@ -210,23 +211,6 @@ static s32 server_get(struct r2net_request *req, void *data)
 	return server_result(ret);
 }
 
-/* A zpage's wire encoding as the store's form; false for none. */
-static bool server_zenc(u8 enc, enum tmem_zenc *zenc)
-{
-	switch (enc) {
-	case R2NET_ZPAGE_SAME:
-		*zenc = TMEM_ZENC_SAME;
-		return true;
-	case R2NET_ZPAGE_LZO:
-		*zenc = TMEM_ZENC_LZO;
-		return true;
-	case R2NET_ZPAGE_RAW:
-		*zenc = TMEM_ZENC_RAW;
-		return true;
-	}
-	return false;
-}
-
 /*
  * The wire's form of a page the store gave as @src.  Checked with the
  * decoder a client uses: a form the wire cannot carry (a bug) fails the
@@ -238,20 +222,7 @@ static s32 server_zform(struct r2net_zpage *z, const struct tmem_zpage *src)
 	struct tmem_handle h = { };
 
 	z->arg = src->arg;
-	switch (src->enc) {
-	case TMEM_ZENC_SAME:
-		z->enc = R2NET_ZPAGE_SAME;
-		break;
-	case TMEM_ZENC_LZO:
-		z->enc = R2NET_ZPAGE_LZO;
-		break;
-	case TMEM_ZENC_RAW:
-		z->enc = R2NET_ZPAGE_RAW;
-		break;
-	default:
-		z->enc = R2NET_ZPAGE_NONE;	/* refused below */
-		break;
-	}
+	z->enc = tmem_zenc_to_wire(src->enc);	/* NONE is refused below */
 	r2net_tmem_zpage_encode(&w, &h, z);
 	if (r2net_zpage_hdr_decode(&h, z, &w, false) != R2NET_ACCEPT) {
 		pr_err_ratelimited("a stored page came out as form %d with %u bytes: not sent\n",
@@ -363,7 +334,7 @@ static s32 server_put_one(struct r2net_request *req, struct tmem_store *store,
 	if (!server_pool_id_ok(h->pool_id))
 		return server_error(BACKEND_SERVER_BAD_POOL_ID, -TMEM_EINVAL);
 	/* The decoder knows every encoding this does. */
-	if (!server_zenc(z->enc, &src.enc))
+	if (!tmem_zenc_from_wire(z->enc, &src.enc))
 		return server_error(BACKEND_SERVER_BAD_PAYLOAD, -TMEM_EINVAL);
 	atomic64_add(r2net_zpage_data_len(z), &server_zpage_bytes_in);
 	return server_result(tmem_put_zpage(store, req->node, h, &src));

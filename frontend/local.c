@@ -53,6 +53,7 @@
 #include "tmem.h"
 #include "tmem_client.h"
 #include "zcache.h"
+#include "zform.h"
 #include "zpage.h"
 
 #define RF_LOCAL_MAX_PERCENT	50
@@ -365,25 +366,6 @@ static void rf_remotify_done(void *arg, int err, s32 status, const void *data,
 		complete(&b->done);
 }
 
-static bool rf_zenc_wire(const struct tmem_zpage *tz, struct r2net_zpage *z)
-{
-	switch (tz->enc) {
-	case TMEM_ZENC_SAME:
-		z->enc = R2NET_ZPAGE_SAME;
-		break;
-	case TMEM_ZENC_LZO:
-		z->enc = R2NET_ZPAGE_LZO;
-		break;
-	case TMEM_ZENC_RAW:
-		z->enc = R2NET_ZPAGE_RAW;
-		break;
-	default:
-		return false;
-	}
-	z->arg = tz->arg;
-	return true;
-}
-
 /*
  * Take the oldest pages off the LRU into b, as the pool keeps them, with
  * their handles on each server; stops at a type with no pool there yet.
@@ -404,7 +386,8 @@ static unsigned int rf_remotify_fill(struct rf_rbatch *b)
 				goto out;
 		rf_lhandle(&lh, READ_ONCE(rf_lpool[e->type]), e->offset);
 		if (tmem_get_zpage(rf_lstore, e->type, &lh, &tz,
-				   b->buf[n]) != 1 || !rf_zenc_wire(&tz, &b->z[n])) {
+				   b->buf[n]) != 1 ||
+		    tmem_zenc_to_wire(tz.enc) == R2NET_ZPAGE_NONE) {
 			/* The index and the pool change together: a bug. */
 			WARN_ONCE(1, "swap type %u offset %lu: local page missing\n",
 				  e->type, e->offset);
@@ -412,6 +395,8 @@ static unsigned int rf_remotify_fill(struct rf_rbatch *b)
 			rf_lpage_drop(e);
 			continue;
 		}
+		b->z[n].enc = tmem_zenc_to_wire(tz.enc);
+		b->z[n].arg = tz.arg;
 		list_del_init(&e->lru);
 		e->state = RF_L_SENDING;
 		b->e[n++] = e;
