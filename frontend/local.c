@@ -113,6 +113,8 @@ static DEFINE_SPINLOCK(rf_local_lock);
 static struct kmem_cache *rf_lpage_cache;
 
 static struct rf_rbatch *rf_rb;		/* RF_RBATCHES, for the work alone */
+/* After a server refused pages: stores do not start remotify before. */
+static unsigned long rf_remotify_after;	/* jiffies; READ_ONCE */
 static struct workqueue_struct *rf_lwq;
 static void rf_remotify_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rf_remotify_work, rf_remotify_fn);
@@ -198,17 +200,20 @@ static void rf_lpage_drop(struct rf_lpage *e)
 	kmem_cache_free(rf_lpage_cache, e);
 }
 
-/* Start remotify now if it is not waiting already (stores). */
+/* Start remotify now, unless it is waiting, or waits after a refusal. */
 static void rf_remotify_queue(void)
 {
-	queue_delayed_work(rf_lwq, &rf_remotify_work, 0);
+	if (time_after_eq(jiffies, READ_ONCE(rf_remotify_after)))
+		queue_delayed_work(rf_lwq, &rf_remotify_work, 0);
 }
 
 /* A server came up, or the bound changed: remotify now. */
 void rf_local_kick(void)
 {
-	if (rf_lwq)
-		mod_delayed_work(rf_lwq, &rf_remotify_work, 0);
+	if (!rf_lwq)
+		return;
+	WRITE_ONCE(rf_remotify_after, jiffies);
+	mod_delayed_work(rf_lwq, &rf_remotify_work, 0);
 }
 
 /**
@@ -502,14 +507,28 @@ static bool rf_remotify_finish(struct rf_rbatch *b)
 	return !refused;
 }
 
+/* Is every server a page goes to connected? */
+static bool rf_remotify_ready(void)
+{
+	int r;
+
+	for (r = 0; r < rf_replicas(); r++)
+		if (!r2net_node_connected(rf_node(r)))
+			return false;
+	return true;
+}
+
 /*
  * Send the oldest pages, RF_RBATCHES batches in flight, until the pool is
- * under RF_LOW of its bound; try again later if a server refused any.
+ * under RF_LOW of its bound.  If a server refused any, or is not
+ * connected, try again a second later (or when a server comes up), and
+ * let stores not start it before.
  */
 static void rf_remotify_fn(struct work_struct *work)
 {
+	unsigned long delay = msecs_to_jiffies(RF_REMOTIFY_RETRY_MS);
 	unsigned int head = 0, used = 0;
-	bool stop = false;
+	bool stop = !rf_remotify_ready();
 
 	for (;;) {
 		while (!stop && used < RF_RBATCHES && rf_local_above(RF_LOW)) {
@@ -527,9 +546,10 @@ static void rf_remotify_fn(struct work_struct *work)
 		head = (head + 1) % RF_RBATCHES;
 		used--;
 	}
-	if (stop && rf_local_above(RF_LOW))
-		queue_delayed_work(rf_lwq, &rf_remotify_work,
-				   msecs_to_jiffies(RF_REMOTIFY_RETRY_MS));
+	if (stop && rf_local_above(RF_LOW)) {
+		WRITE_ONCE(rf_remotify_after, jiffies + delay);
+		queue_delayed_work(rf_lwq, &rf_remotify_work, delay);
+	}
 }
 
 /* ---- counters ---- */
