@@ -284,10 +284,10 @@ info=$(cat "$state/info.txt")
 				med(p, np["echo_page_p50_us"], "echo_page_p50_us"),
 				med(p, np["echo_page_p99_us"], "echo_page_p99_us")
 			if (np["rtt4k_p50_us"]) {
-				printf "- the network's limit: plain TCP 4 KiB round trip %d us p50\n",
+				printf "- the limit, the network: plain TCP 4 KiB round trip %d us p50\n",
 					med(p, np["rtt4k_p50_us"], "rtt4k_p50_us")
 				m = med(p, np["echo64k_w16_msgs_per_s"], "echo64k_w16_msgs_per_s")
-				printf "- the network's limit: plain TCP 64 KiB echoes, 16 in flight: %d a second, %d pages a second each way\n", m, m * 16
+				printf "- the limit, the network: plain TCP 64 KiB echoes, 16 in flight: %d a second, %d pages a second each way\n", m, m * 16
 			}
 		}' "$state/probe.txt" "$raw" | sort
 	echo
