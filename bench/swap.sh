@@ -2,7 +2,8 @@
 # bench/swap.sh - one client's swapping workload, side by side: all in RAM
 # (a larger VM), swap to its virtio disk throttled like a cloud SSD volume,
 # the same disk unthrottled (the host's page cache), RAMster's frontend in
-# modes writethrough (window 32, whole pages, window 0) and none, swap to
+# modes writethrough (window 32, whole pages, window 0) and none, both
+# also with the local tier, swap to
 # an NVMe/TCP namespace in the memory server's RAM, zram, and zswap in
 # front of the throttled disk; and the network between the same guests.
 # Writes bench/results/swap.md, and swap-wall.png and swap-latency.png
@@ -20,7 +21,8 @@
 # a job did not finish.
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
 # (1), BENCH_RUNS (3), BENCH_CONFIGS
-# (disk+wt+wtraw+wt0+none+nvme+zram+scan+scan-cc+zswap), BENCH_TIMEOUT
+# (disk+wt+wtraw+wt0+none+wtlocal+nonelocal+nvme+zram+scan+scan-cc+zswap),
+# BENCH_TIMEOUT
 # (s per boot, 3600), BENCH_OUT (bench/results/swap.md), BENCH_PROFILE
 # (0; 1: perf samples the client's CPU while each workload of the
 # throttled boot runs, and the results say where its time went).
@@ -35,7 +37,7 @@ bench_oom_ok=1	# zram may run out of room: the OOM killer's report is expected
 fast_kernel
 
 mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-3}
-configs=${BENCH_CONFIGS:-disk+wt+wtraw+wt0+none+nvme+zram+scan+scan-cc+zswap}
+configs=${BENCH_CONFIGS:-disk+wt+wtraw+wt0+none+wtlocal+nonelocal+nvme+zram+scan+scan-cc+zswap}
 timeout=${BENCH_TIMEOUT:-3600}
 out=${BENCH_OUT:-$top/bench/results/swap.md}
 swapc=$top/bench/clusters/swap.cluster
@@ -90,7 +92,7 @@ collect() {
 		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
 	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
 		{ c = $3; sub("config=", "", c) }
-		c == "wt" || c == "wtraw" || c == "wt0" || c == "wtpf0" || c == "none" || c == "nvme" || c == "scan-cc" { $0 = $0 " " s[++n] }
+		c ~ /^(wt|wtraw|wt0|wtpf0|none|wtlocal|nonelocal|nvme|scan-cc)$/ { $0 = $0 " " s[++n] }
 		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
@@ -140,7 +142,9 @@ info=$(cat "$state/info.txt")
 	echo "disk), window 32 stores in flight; wt0 = window 0 (each store waits for the"
 	echo "server); wtpf0 = wt with swap_prefetch 0 (each load waits for its page"
 	echo "alone; wt fetches the next 16 pages of in-order loads ahead); none = the"
-	echo "server has the only copy.  Pages travel LZO-compressed (compress=1), except"
+	echo "server has the only copy; wtlocal, nonelocal = wt and none with the local tier"
+	echo "(local_pool_percent=20: pages kept compressed in the client first, the oldest"
+	echo "sent on 16 to a frame).  Pages travel LZO-compressed (compress=1), except"
 	echo "in wtraw (compress=0: whole 4 KiB pages each way).  nvme: swap to an NVMe/TCP"
 	echo "namespace the memory server exports from its RAM (nvmet-tcp, a file in tmpfs)"
 	echo "over the same virtio-net, the peer a user would pick instead.  zram: LZO, in"
@@ -220,6 +224,33 @@ info=$(cat "$state/info.txt")
 	echo "Per page moved (stored plus loaded): the bytes through the client's network"
 	echo "interface both ways (frames, headers, acks), and the CPU time each guest was"
 	echo "busy while the workload ran (the server's read from its /proc/stat)."
+	echo
+	echo "The local tier (medians): of the pages frontswap took, those kept in the"
+	echo "client first; of its loads, those the tier answered with no round trip; the"
+	echo "pages sent on, and how many went in a frame."
+	echo
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		c = f["config"]
+		if (c ~ /local$/ && f["fs_stores"] > 0 && f["fs_loads"] > 0) {
+			n[c]++
+			ks[c, n[c]] = 100 * f["local_stores"] / f["fs_stores"]
+			kl[c, n[c]] = 100 * f["local_loads"] / f["fs_loads"]
+			rm[c, n[c]] = f["remotified"]
+			pf[c, n[c]] = f["remotify_batches"] ? f["remotified"] / f["remotify_batches"] : 0
+		}
+		split("", f)
+	}
+	function med(a, c,   i, j, t, x) {
+		for (i = 1; i <= n[c]; i++) x[i] = a[c, i] + 0
+		for (i = 2; i <= n[c]; i++)
+			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+		return n[c] % 2 ? x[(n[c] + 1) / 2] : (x[n[c] / 2] + x[n[c] / 2 + 1]) / 2
+	}
+	END {
+		for (c in n)
+			printf "- %s: %.0f%% of stores kept here first, %.0f%% of loads served here; %d pages sent on, %.1f a frame\n",
+				c, med(ks, c), med(kl, c), med(rm, c), med(pf, c)
+	}' "$raw" | sort
 	echo
 	echo "## File scan: the second read with and without cleancache"
 	echo

@@ -9,14 +9,17 @@
 #   wt0   the same with window=0: every store waits for the server
 #   wtpf0 wt with swap_prefetch=0: each load waits for its page alone
 #   none  mode=none: the server holds the only copy
+#   wtlocal, nonelocal  wt and none with local_pool_percent=20: pages
+#         kept compressed in the client first, the oldest sent on in
+#         batches (the local tier)
 #   nvme  swap to an NVMe/TCP namespace the memory server exports from
 #         its RAM (nvmet-tcp, a file in tmpfs), over the same virtio-net
 #   zram  swap to /dev/zram0 (LZO, twice MIB big) in this guest's RAM
 #   zswap zswap (LZO, zbud, 20% of RAM) in front of /dev/vda; last,
 #         as zswap keeps the frontswap slot once it has it
 #   scan  no swap: files of twice the RAM on /dev/vdb read twice
-#   scan-cc  the same with the frontend's cleancache (after wt, wt0,
-#         wtpf0 and none: cleancache keeps the frontend loaded)
+#   scan-cc  the same with the frontend's cleancache (after every
+#         RAMster swap configuration: cleancache keeps the frontend loaded)
 # For each, the client runs "swapcheck timed MIB ROUNDS" (every page
 # checked on every read) and reports "BENCH config=C name=value..." with
 # the phases' times, swap-in latencies, pages swapped out and in, the
@@ -68,14 +71,14 @@ done
 configs=$(echo "$configs" | tr + ' ')
 for c in $configs; do
 	case $c in
-	ram|disk|wt|wtraw|wt0|wtpf0|none|nvme|zram|zswap|scan|scan-cc) ;;
-	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wtraw wt0 wtpf0 none nvme zram zswap scan scan-cc)" ;;
+	ram|disk|wt|wtraw|wt0|wtpf0|none|wtlocal|nonelocal|nvme|zram|zswap|scan|scan-cc) ;;
+	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wtraw wt0 wtpf0 none wtlocal nonelocal nvme zram zswap scan scan-cc)" ;;
 	esac
 done
 case "$configs " in
 *"zswap "?*) fail "ramster.bench: zswap must come last: it keeps the frontswap slot" ;;
-*"scan-cc "*" wt "*|*"scan-cc "*" wtraw "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*)
-	fail "ramster.bench: scan-cc must come after wt, wtraw, wt0, wtpf0 and none: cleancache keeps the frontend loaded" ;;
+*"scan-cc "*" wt "*|*"scan-cc "*" wtraw "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*|*"scan-cc "*" wtlocal "*|*"scan-cc "*" nonelocal "*)
+	fail "ramster.bench: scan-cc must come after wt, wtraw, wt0, wtpf0, none, wtlocal and nonelocal: cleancache keeps the frontend loaded" ;;
 *"scan-cc "*"scan "*)
 	fail "ramster.bench: scan must come before scan-cc: cleancache keeps the frontend loaded" ;;
 esac
@@ -177,7 +180,7 @@ fi
 # With a memory server: its number and address.
 srv= sip=
 case " $configs " in
-*" wt "*|*" wtraw "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" nvme "*|*" scan-cc "*)
+*" wt "*|*" wtraw "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" wtlocal "*|*" nonelocal "*|*" nvme "*|*" scan-cc "*)
 	r2net_up
 	srv=$(memory_server)
 	[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
@@ -242,6 +245,8 @@ setup() {
 	wt0) args="mode=writethrough window=0" ;;
 	wtpf0) args="mode=writethrough swap_prefetch=0" ;;
 	none) args="mode=none" ;;
+	wtlocal) args="mode=writethrough local_pool_percent=20" ;;
+	nonelocal) args="mode=none local_pool_percent=20" ;;
 	zram)
 		dev=/dev/zram0
 		echo lzo > /sys/block/zram0/comp_algorithm || fail "zram: no lzo"
@@ -401,7 +406,8 @@ for cfg in $configs; do
 	line="$line fs_stores=$(($(cat $fs/succ_stores) - stores)) fs_loads=$(($(cat $fs/loads) - loads))"
 	for k in remote_puts remote_put_failures remote_get_hits window_hits \
 		window_waits window_full lost_loads swap_prefetches \
-		swap_prefetch_hits stores_low_memory; do
+		swap_prefetch_hits stores_low_memory local_stores local_loads \
+		remotified remotify_batches; do
 		line="$line $k=$(c $k)"
 	done
 	line="$line $(awk '{ printf "%s_rtt_avg_us=%s ", $1, $5 }' $fe/rtt 2>/dev/null)"
