@@ -9,9 +9,10 @@
 # started again ("phase A done"): the client reconnects, makes a new pool
 # and its stores go to the server again.
 #
-# Client, mode none: a process's 2000 pages go to the server only
-# ("phase B holding"); the server is destroyed; the process touches them
-# and dies of SIGBUS, and nothing else does.  With the server gone a new
+# Client, mode none: a process's 2000 pages go to the server only, and
+# another's, with the local tier on, stay in it ("phase B holding"); the
+# server is destroyed; the first process touches its pages and dies of
+# SIGBUS, and nothing else does: the second reads every page back right.  With the server gone a new
 # workload's stores are refused and go to the disk, every page correct
 # ("phase B refused"); the server is started again and stores resume.
 #
@@ -59,6 +60,8 @@ unload() {
 }
 
 echo 0 > /proc/sys/vm/page-cluster
+# swapcheck hold pushes its pages out of the swap cache through cgroup2.
+mount -t cgroup2 none /sys/fs/cgroup || fail "mount cgroup2 on /sys/fs/cgroup"
 
 # Phase A: writethrough.
 swap_on
@@ -82,22 +85,34 @@ swap_on
 insmod $ko/ramster_frontend.ko target=$srv mode=none cleancache=0 || fail "insmod ramster_frontend mode=none"
 pool_ready 1
 puts=$(c remote_puts)
-swapcheck hold 2000 3600 > /run/hold.out 2>&1 &
-hold=$!
-until grep -q "^hold:" /run/hold.out; do
-	kill -0 $hold 2>/dev/null || { cat /run/hold.out; fail "swapcheck hold ended early"; }
-	sleep 0.5
-done
+hold_pages 2000 /run/hold.out
+hold1=$hold
 [ "$(c remote_puts)" -ge $((puts + 1800)) ] ||
 	fail "only $(($(c remote_puts) - puts)) of 2000 pages went to node $srv"
-ok "phase B holding: $(cat /run/hold.out), $(($(c remote_puts) - puts)) on node $srv only"
+# A second holder with the local tier on: its pages stay here.
+lpp=/sys/module/ramster_frontend/parameters/local_pool_percent
+echo 10 > $lpp || fail "local_pool_percent=10"
+kept=$(c local_stores)
+hold_pages 2000 /run/hold2.out
+hold2=$hold
+kept=$(($(c local_stores) - kept))
+[ $kept -ge 1800 ] && [ "$(c local_pages)" -ge 1800 ] ||
+	fail "local tier: $kept of 2000 pages kept, $(c local_pages) here"
+ok "phase B holding: $(cat /run/hold.out), $(($(c remote_puts) - puts)) on node $srv only; $kept of a second holder's pages in the local tier"
 wait_state $srv down 120
-kill -USR1 $hold
+kill -USR1 $hold1
 rc=0
-wait $hold || rc=$?
+wait $hold1 || rc=$?
 [ $rc = $((128 + 7)) ] || { cat /run/hold.out; fail "the holder ended with $rc, want SIGBUS ($((128 + 7)))"; }
 expect $fs/failed_loads -ge 1
 ok "the process whose pages were lost died of SIGBUS"
+loads=$(c local_loads)
+kill -USR1 $hold2
+wait $hold2 || { cat /run/hold2.out; fail "the local tier's pages came back wrong with the server gone"; }
+loads=$(($(c local_loads) - loads))
+[ $loads -ge 1800 ] || fail "the second holder read back only $loads pages from the local tier"
+ok "the process whose pages were in the local tier lived: $loads loads from it, every page correct"
+echo 0 > $lpp || fail "local_pool_percent=0"
 fails=$(c remote_put_failures)
 swapcheck pageout 4000 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong with no server"; }
 [ "$(c remote_put_failures)" -ge $((fails + 7200)) ] ||

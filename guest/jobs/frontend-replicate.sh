@@ -3,9 +3,11 @@
 # destroys the target server mid-run and starts it again at the end.
 #
 # Client: bad replicate parameters are refused with a message.  With the
-# target and the replica, swapcheck runs over 384 MiB through 256 MiB of
-# RAM; once both servers hold 20 000 of its pages ("replicate running")
-# the target is destroyed.  The workload completes with every page
+# target and the replica, and a local tier of 10% of RAM, swapcheck runs
+# over 384 MiB through 256 MiB of RAM; once both servers hold 20 000 of
+# its pages ("replicate running") the target is destroyed.  The local
+# tier then keeps every page it holds: one leaves it only once both
+# servers took it.  The workload completes with every page
 # correct: loads of pages the target held come from the replica, and
 # while the target is gone stores go to the disk.  swapoff reads every
 # page back; the module unloads.  The client leaves once the target is
@@ -56,8 +58,8 @@ refused "replica=$t2: only with mode=replicate" target=$t1 replica=$t2
 ok "replicate without a replica, with an unknown one, the target, this node, and a replica without replicate are refused"
 
 echo 0 > /proc/sys/vm/page-cluster
-insmod $ko/ramster_frontend.ko target=$t1 mode=replicate replica=$t2 cleancache=0 ||
-	fail "insmod ramster_frontend target=$t1 mode=replicate replica=$t2"
+insmod $ko/ramster_frontend.ko target=$t1 mode=replicate replica=$t2 cleancache=0 local_pool_percent=10 ||
+	fail "insmod ramster_frontend target=$t1 mode=replicate replica=$t2 local_pool_percent=10"
 dmesg | grep -q "ramster_frontend: swap pages also on node $t2" ||
 	fail "no boot-log line naming the replica"
 t=0
@@ -69,12 +71,19 @@ done
 ok "$(tr '\n' ';' < $fe/swap_pools)"
 
 swapcheck_until 20000 600 384
-ok "replicate running: nodes $t1 and $t2 both hold $(c remote_puts) pages"
+ok "replicate running: nodes $t1 and $t2 both hold $(c remote_puts) pages, $(c remotified) of them sent on from the local tier"
+[ "$(c remotified)" -gt 0 ] || fail "the local tier sent no page on to both servers"
 wait_state $t1 down 120
 ok "node $t1 is down; the workload goes on"
+sent=$(c remotified) kept=$(c local_loads)
 wait $sc || { cat /run/sc.out; fail "pages came back wrong after node $t1 went"; }
 ok "$(cat /run/sc.out); $(c replica_loads) loads came from node $t2"
 [ "$(c replica_loads)" -gt 0 ] || fail "no load came from the replica"
+# With the target gone no page leaves the local tier: only the replica
+# could take it, which is not enough; loads find them here.
+[ "$(c remotified)" = $sent ] && [ "$(c local_loads)" -gt $kept ] ||
+	fail "with node $t1 gone the local tier sent $(($(c remotified) - sent)) pages on and served $(($(c local_loads) - kept)) loads"
+ok "with node $t1 gone no page left the local tier ($(c remotify_refused) refused by it or not sent); $(($(c local_loads) - kept)) loads were served here"
 expect $fs/failed_loads -eq 0
 swapoff /dev/vda || fail "swapoff"
 expect $fs/failed_loads -eq 0

@@ -10,8 +10,9 @@
 # must be swapped out here, more than what does not fit in RAM.
 mib=${mib:-384}
 min_out_mib=$((mib / 2))
-# Refusals below the min watermarks are the client's: frontend-swap's.
-low_step=0
+# Refusals below the min watermarks, and the local tier, are the
+# client's: frontend-swap's (the tier's frames are the window's PUT_ZPAGES).
+low_step=0 local_step=0
 if [ "$RAMSTER_ROLE" = memory-server ]; then
 	want=$(cat /lib/modules/stock/version 2>/dev/null) ||
 		fail "no /lib/modules/stock/version: not an image of guest/mkstock.sh"

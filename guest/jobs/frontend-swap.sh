@@ -197,6 +197,38 @@ echo "stride step: loads $loads prefetches $pf hits $hits strided $strided"
 	fail "along strides: $hits of $loads loads fetched ahead, $strided of $pf GETs ahead along a stride other than 1"
 ok "$(cat /run/sc.out); $hits of $loads loads found their page fetched ahead; of $pf GETs ahead, $strided along a stride other than 1"
 
+# The local tier (local_pool_percent, set at run time): pages are kept
+# compressed here first, and the oldest go to the server in batches.  The
+# first client only: the other's job ends, and this one has the host's
+# CPUs to itself sooner.  local_step=0 skips it (frontend-stock).
+if [ -z "${local_step:-}" ]; then
+	local_step=0
+	[ "$(first_client)" = "$RAMSTER_NUMBER" ] && local_step=1
+fi
+if [ "$local_step" != 0 ]; then
+	lpp=/sys/module/ramster_frontend/parameters/local_pool_percent
+	echo 51 > $lpp 2>/dev/null && fail "local_pool_percent=51 was taken"
+	dmesg | grep -q "ramster_frontend: local_pool_percent=51: give 0..50" ||
+		fail "local_pool_percent=51 refused without saying what to give"
+	echo 12 > $lpp || fail "local_pool_percent=12"
+	for v in local_stores local_loads remotified remotify_batches; do
+		eval "${v}0=\$(fe_val $v)"
+	done
+	d() { echo $(($(fe_val $1) - $(eval echo \$${1}0))); }
+	swapcheck pressure $mib 1 > /run/sc.out || { cat /run/sc.out; fail "pages came back wrong with the local tier"; }
+	echo "local step: stores $(d local_stores) loads $(d local_loads) remotified $(d remotified) in $(d remotify_batches) batches; $(tr '\n' ' ' < $fe/local_pool)"
+	[ $(d local_stores) -gt $((mib * 64)) ] && [ $(d local_loads) -gt 0 ] &&
+		[ $(d remotified) -gt $((mib * 32)) ] ||
+		fail "local tier: $(d local_stores) stores, $(d local_loads) loads, $(d remotified) pages remotified"
+	[ $(d remotified) -ge $(($(d remotify_batches) * 8)) ] ||
+		fail "remotify sent $(d remotified) pages in $(d remotify_batches) frames: fewer than 8 a frame"
+	expect $fe/remotify_refused -eq 0
+	expect $fs/failed_loads -eq 0
+	ok "local tier: $(cat /run/sc.out); $(d local_stores) pages kept here first, $(d local_loads) loads served here, $(d remotified) sent on in $(d remotify_batches) frames"
+	local_tier_hold $srv
+	expect $fe/local_pages -eq 0
+fi
+
 # Below the min watermarks stores are refused and the disk takes the
 # pages: the reserves are for receiving.  A min_free_kbytes of a fifth of
 # RAM keeps reclaim there; every page must still come back right.  320

@@ -66,6 +66,13 @@ memory_server() {
 		s && n != "" { print n; exit }' /etc/ramster.conf
 }
 
+# first_client: the number of the cluster's first client.
+first_client() {
+	awk '/^node:/ { n = ""; s = 0; next } /^[a-z]+:/ { s = 0 }
+		$1 == "number" { n = $3 } $1 == "role" && $3 == "client" { s = 1 }
+		s && n != "" { print n; exit }' /etc/ramster.conf
+}
+
 # tc_pool NODE persistent|ephemeral: create a pool once the server has
 # its tmem handlers (r2net answers -EOPNOTSUPP until it loads the
 # backend); sets P to its id.
@@ -131,6 +138,61 @@ served_no_errors() {
 	for k in "$@"; do
 		[ "$(served $k)" = 0 ] || fail "$k is $(served $k): $served_line"
 	done
+}
+
+# hold_pages N OUT: start "swapcheck hold N 3600" in the background (its
+# pid in $hold, its output in OUT) and wait until its pages are out.
+hold_pages() {
+	: > $2		# not an earlier holder's line
+	swapcheck hold $1 3600 > $2 2>&1 &
+	hold=$!
+	until grep -q "^hold:" $2; do
+		kill -0 $hold 2>/dev/null || { cat $2; fail "swapcheck hold $1 ended early"; }
+		sleep 0.5
+	done
+}
+
+# local_tier_hold SERVER [PAGES]: the local tier (local_pool_percent,
+# set) keeps a holder's PAGES (2000), below where remotify starts, and
+# reading them back sends no GET for them (other processes' pages that
+# the reclaim pushed out may come back from the server: at most a tenth
+# of PAGES in GETs); set to 0, it sends what it holds on to SERVER, and
+# the next holder reads its pages back from there (at most 50 loads from
+# the tier after it is emptied, for other processes).  fe is the
+# frontend's debugfs directory; cgroup2 must be on /sys/fs/cgroup
+# (swapcheck hold then pushes the pages out of the swap cache).
+local_tier_hold() {
+	lt_n=${2:-2000}
+	lt_most=$((lt_n * 9 / 10))
+	lt_mark() { for v in local_stores local_loads remotified remote_gets; do
+		eval "lt_$v=\$(cat $fe/$v)"; done; }
+	lt_d() { eval "lt_v=\$lt_$1"; echo $(($(cat $fe/$1) - lt_v)); }
+	lt_mark
+	hold_pages $lt_n /run/hold.out
+	[ $(lt_d local_stores) -ge $lt_most ] && [ $(lt_d remotified) -eq 0 ] ||
+		fail "of $lt_n pages held, $(lt_d local_stores) kept here, $(lt_d remotified) sent on"
+	kill -USR1 $hold
+	wait $hold || { cat /run/hold.out; fail "held pages came back wrong from the local tier"; }
+	[ $(lt_d local_loads) -ge $lt_most ] &&
+		[ $(lt_d remote_gets) -le $((lt_n / 10)) ] ||
+		fail "$lt_n held pages read back: $(lt_d local_loads) from here, $(lt_d remote_gets) GETs sent"
+	ok "$lt_n held pages: $(lt_d local_stores) kept here, read back with $(lt_d local_loads) loads here and $(lt_d remote_gets) GETs"
+	hold_pages $lt_n /run/hold.out
+	lt_mark
+	echo 0 > /sys/module/ramster_frontend/parameters/local_pool_percent ||
+		fail "local_pool_percent=0"
+	t=0
+	until [ "$(cat $fe/local_pages)" = 0 ]; do
+		t=$((t + 1))
+		[ $t -le 120 ] || fail "local_pool_percent=0: $(cat $fe/local_pages) pages still here after 60 s"
+		sleep 0.5
+	done
+	kill -USR1 $hold
+	wait $hold || { cat /run/hold.out; fail "held pages came back wrong after the tier emptied"; }
+	[ $(lt_d remotified) -ge $lt_most ] && [ $(lt_d local_loads) -le 50 ] &&
+		[ $(lt_d remote_gets) -ge $lt_most ] ||
+		fail "local_pool_percent=0: $(lt_d remotified) sent on, then $(lt_d local_loads) loads here, $(lt_d remote_gets) GETs"
+	ok "local_pool_percent=0: the tier sent its $(lt_d remotified) pages on; the holder read them back from node $1"
 }
 
 # swapcheck_until PUTS SECS [MIB]: start "swapcheck pressure MIB 1" (512) in the

@@ -4,7 +4,10 @@
 # sees bad parameters refused with a message, then loads
 # ramster_frontend.ko and runs a verifying workload over 384 MiB through
 # it (every page read is checked whole), and sees most pages go to ms0
-# and come back from it; swapoff destroys its pool and the module
+# and come back from it; the first client then runs it again through the
+# local tier (local_pool_percent), whose pages go on to ms0 in batches,
+# and sees held pages read back from the tier with no GET, and sent on
+# when the tier is set to 0; swapoff destroys its pool and the module
 # unloads.  ms0 keeps each one's pool apart and checks what its handlers
 # counted.  On the fast kernel: some 500 000 pages move.
 set -eu

@@ -1,7 +1,8 @@
 #!/bin/bash
-# mode replicate: a client swaps to two memory servers at once; the
-# target is destroyed mid-run and the workload completes with every page
-# correct, loads coming from the replica (guest/jobs/frontend-replicate.sh
+# mode replicate: a client swaps to two memory servers at once, through
+# the local tier; the target is destroyed mid-run and the workload
+# completes with every page correct, loads coming from the replica, and
+# the tier keeps what only the replica took (guest/jobs/frontend-replicate.sh
 # says what each node checks).  The target is started again at the end;
 # every boot's console must be clean.  Fast kernel.
 set -eu
