@@ -4,7 +4,10 @@
  * client_grace_ms (module parameter, default 60000): a client that reboots
  * or loses its link for a moment finds its persistent pages again.  When
  * the grace period runs out the store lets go of every pool of the node
- * (tmem_destroy_client()).  A node back up within it cancels the timer.
+ * (tmem_destroy_client_away()), unless the node sent a request since it
+ * went: node events come from a work item, so a client can be back, and
+ * using its pools, before its up event cancels the timer, or while the
+ * timer's work already runs.  A node back up within it cancels the timer.
  */
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
@@ -50,9 +53,15 @@ static void backend_client_gone(struct work_struct *work)
 {
 	struct backend_client *c = container_of(to_delayed_work(work),
 						struct backend_client, gone);
-	int pools = tmem_destroy_client(clients_store, c->node);
+	int pools = tmem_destroy_client_away(clients_store, c->node);
 
 	atomic_dec(&clients_pending);
+	if (pools < 0) {
+		atomic64_inc(&clients_returns);
+		pr_info("node %u: back as its grace period ran out (it sent requests); its pools are kept\n",
+			c->node);
+		return;
+	}
 	atomic64_inc(&clients_freed);
 	pr_info("node %u: down for its grace period; freed its %d pool(s)\n",
 		c->node, pools);
@@ -73,6 +82,7 @@ static void backend_client_down(u8 node, void *data)
 	unsigned int ms = READ_ONCE(client_grace_ms);
 
 	atomic64_inc(&clients_downs);
+	tmem_client_away(clients_store, node);
 	if (!mod_delayed_work(system_wq, &clients[node].gone,
 			      msecs_to_jiffies(ms)))
 		atomic_inc(&clients_pending);

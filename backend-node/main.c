@@ -46,6 +46,7 @@ static int __init ramster_backend_init(void)
 	backend_store = tmem_store_create(&zcache_tmem_ops, backend_zcache);
 	if (!backend_store)
 		goto fail_store;
+	tmem_store_tag_ids(backend_store);
 	backend_limits_init(backend_store);
 	ret = backend_shrinker_init(backend_store);
 	if (ret)

@@ -90,7 +90,7 @@ static s32 server_malformed(enum r2net_reject r)
 
 static bool server_pool_id_ok(u32 pool_id)
 {
-	return pool_id < TMEM_MAX_POOLS_PER_CLIENT;
+	return pool_id <= TMEM_POOL_ID_MAX;
 }
 
 /* Count the store's result and pass it on. */

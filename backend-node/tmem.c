@@ -56,11 +56,11 @@
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/list.h>
-#include <linux/nospec.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/random.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
 #include <linux/xarray.h>
@@ -113,6 +113,8 @@ struct tmem_pgp {
 
 struct tmem_client {
 	struct tmem_pool *pools[TMEM_MAX_POOLS_PER_CLIENT];
+	u32 ids[TMEM_MAX_POOLS_PER_CLIENT];	/* the id each slot was given */
+	bool away;			/* no request since tmem_client_away() */
 	u64 auth[TMEM_MAX_SHARED_POOLS][2];
 	unsigned int nr_auth;
 };
@@ -123,7 +125,8 @@ struct tmem_store {
 	unsigned long max_frames;	/* 0: none; READ_ONCE */
 	unsigned long client_quota;	/* 0: none; READ_ONCE */
 
-	rwlock_t pools_lock;		/* clients, their slots, shared */
+	rwlock_t pools_lock;		/* clients, their slots, shared, tag */
+	u32 tag;			/* next pool id's tag; 0: ids are slots */
 	struct tmem_client *clients[TMEM_MAX_CLIENTS];
 	struct tmem_pool *shared[TMEM_MAX_SHARED_POOLS];
 
@@ -424,17 +427,16 @@ static struct tmem_pool *tmem_pool_alloc(struct tmem_store *store, u8 node,
 static struct tmem_pool *tmem_pool_get(struct tmem_store *store, u8 node,
 				       u32 pool_id)
 {
+	u32 slot = pool_id % TMEM_MAX_POOLS_PER_CLIENT;
 	struct tmem_client *client;
 	struct tmem_pool *pool = NULL;
 
-	if (pool_id >= TMEM_MAX_POOLS_PER_CLIENT)
-		return NULL;
-	pool_id = array_index_nospec(pool_id, TMEM_MAX_POOLS_PER_CLIENT);
-
 	read_lock(&store->pools_lock);
 	client = store->clients[node];
-	if (client)
-		pool = client->pools[pool_id];
+	if (client && READ_ONCE(client->away))
+		WRITE_ONCE(client->away, false);
+	if (client && client->ids[slot] == pool_id)
+		pool = client->pools[slot];
 	if (pool)
 		refcount_inc(&pool->refs);
 	read_unlock(&store->pools_lock);
@@ -483,13 +485,43 @@ static void tmem_pool_flush_all(struct tmem_store *store,
 /* The lowest free slot of a client, or -TMEM_EPERM. */
 static int tmem_free_slot(struct tmem_client *client)
 {
-	int id;
+	int slot;
 
-	for (id = 0; id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
-		if (!client->pools[id])
-			return id;
+	for (slot = 0; slot < TMEM_MAX_POOLS_PER_CLIENT; slot++) {
+		if (!client->pools[slot])
+			return slot;
 	}
 	return -TMEM_EPERM;
+}
+
+/*
+ * Put @pool in @client's @slot and return the id it is known by; pools_lock
+ * held for write.  With tags on (tmem_store_tag_ids()) the id is the slot
+ * with the store's next tag above it, so an id is not given out again
+ * while 2^27 pools are made, and a restarted store starts elsewhere.
+ */
+static int tmem_slot_fill(struct tmem_store *store, struct tmem_client *client,
+			  int slot, struct tmem_pool *pool)
+{
+	u32 id = slot;
+
+	if (store->tag) {
+		id |= store->tag << TMEM_POOL_SLOT_BITS;
+		store->tag = store->tag % TMEM_POOL_TAG_MAX + 1;
+	}
+	client->pools[slot] = pool;
+	client->ids[slot] = id;
+	return id;
+}
+
+/* The slot of a client's pool id, or -1 if it names no pool of it. */
+static int tmem_slot_of(struct tmem_client *client, u32 pool_id)
+{
+	u32 slot = pool_id % TMEM_MAX_POOLS_PER_CLIENT;
+
+	if (!client || !client->pools[slot] || client->ids[slot] != pool_id)
+		return -1;
+	return slot;
 }
 
 static bool tmem_authorised(struct tmem_client *client, const u64 *uuid)
@@ -530,7 +562,7 @@ static int tmem_join_shared(struct tmem_store *store,
 	/* Joining again gives the same id. */
 	for (id = 0; pool && id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
 		if (client->pools[id] == pool)
-			return id;
+			return client->ids[id];
 	}
 
 	id = tmem_free_slot(client);
@@ -548,8 +580,7 @@ static int tmem_join_shared(struct tmem_store *store,
 		atomic_long_inc(&store->pools);
 		atomic_long_inc(&store->shared_pools);
 	}
-	client->pools[id] = pool;
-	return id;
+	return tmem_slot_fill(store, client, id, pool);
 }
 
 /*
@@ -627,7 +658,8 @@ static int tmem_client_prepare(struct tmem_store *store, u8 node)
  * joins a shared pool it has already joined gets the same id again.
  *
  * Context: process context; may sleep.
- * Return: the pool id (0..15), -TMEM_EPERM (bad flags, shared and
+ * Return: the pool id (its slot 0..15, and a tag above it once
+ * tmem_store_tag_ids() was called), -TMEM_EPERM (bad flags, shared and
  * persistent, not authorised, no free slot, too many shared pools) or
  * -TMEM_ENOMEM.
  */
@@ -650,12 +682,13 @@ int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
 
 	write_lock(&store->pools_lock);
 	client = store->clients[node];
+	client->away = false;
 	if (fresh->shared) {
 		ret = tmem_join_shared(store, client, &fresh);
 	} else {
 		ret = tmem_free_slot(client);
 		if (ret >= 0) {
-			client->pools[ret] = fresh;
+			ret = tmem_slot_fill(store, client, ret, fresh);
 			fresh = NULL;
 			atomic_long_inc(&store->pools);
 		}
@@ -682,14 +715,12 @@ int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id)
 {
 	struct tmem_pool *pool = NULL;
 	bool last = false;
-
-	if (pool_id >= TMEM_MAX_POOLS_PER_CLIENT)
-		return 0;
-	pool_id = array_index_nospec(pool_id, TMEM_MAX_POOLS_PER_CLIENT);
+	int slot;
 
 	write_lock(&store->pools_lock);
-	if (store->clients[node])
-		pool = tmem_pool_detach(store, store->clients[node], pool_id,
+	slot = tmem_slot_of(store->clients[node], pool_id);
+	if (slot >= 0)
+		pool = tmem_pool_detach(store, store->clients[node], slot,
 					&last);
 	write_unlock(&store->pools_lock);
 	if (!pool)
@@ -699,28 +730,23 @@ int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id)
 }
 EXPORT_SYMBOL_GPL(tmem_destroy_pool);
 
-/**
- * tmem_destroy_client() - let go of every pool of a client
- * @store: the store
- * @node: the client, e.g. one declared gone
- *
- * Its private pools are destroyed with their pages; it leaves its shared
- * pools.  Its shared-pool authorisations stay.
- *
- * Context: process context; may sleep.
- * Return: the number of pool slots it had in use.
- */
-int tmem_destroy_client(struct tmem_store *store, u8 node)
+/* Let go of a client's pools, or only if it is still away; see below. */
+static int __tmem_destroy_client(struct tmem_store *store, u8 node,
+				 bool only_away)
 {
 	struct tmem_pool *pools[TMEM_MAX_POOLS_PER_CLIENT] = { };
 	bool last[TMEM_MAX_POOLS_PER_CLIENT] = { };
+	struct tmem_client *client;
 	int id, n = 0;
 
 	write_lock(&store->pools_lock);
-	for (id = 0; store->clients[node] && id < TMEM_MAX_POOLS_PER_CLIENT;
-	     id++)
-		pools[id] = tmem_pool_detach(store, store->clients[node], id,
-					     &last[id]);
+	client = store->clients[node];
+	if (client && only_away && !client->away) {
+		write_unlock(&store->pools_lock);
+		return -EBUSY;
+	}
+	for (id = 0; client && id < TMEM_MAX_POOLS_PER_CLIENT; id++)
+		pools[id] = tmem_pool_detach(store, client, id, &last[id]);
 	write_unlock(&store->pools_lock);
 
 	for (id = 0; id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
@@ -730,6 +756,58 @@ int tmem_destroy_client(struct tmem_store *store, u8 node)
 		n++;
 	}
 	return n;
+}
+
+/**
+ * tmem_destroy_client() - let go of every pool of a client
+ * @store: the store
+ * @node: the client
+ *
+ * Its private pools are destroyed with their pages; it leaves its shared
+ * pools.  Its shared-pool authorisations stay.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of pool slots it had in use.
+ */
+int tmem_destroy_client(struct tmem_store *store, u8 node)
+{
+	return __tmem_destroy_client(store, node, false);
+}
+
+/**
+ * tmem_client_away() - a client went away: mark it
+ * @store: the store
+ * @node: the client
+ *
+ * Any request of the client after this (one that names a pool, or makes
+ * one) clears the mark.
+ *
+ * Context: any context that may take a rwlock for write (not in IRQ).
+ */
+void tmem_client_away(struct tmem_store *store, u8 node)
+{
+	write_lock(&store->pools_lock);
+	if (store->clients[node])
+		store->clients[node]->away = true;
+	write_unlock(&store->pools_lock);
+}
+
+/**
+ * tmem_destroy_client_away() - tmem_destroy_client() unless it came back
+ * @store: the store
+ * @node: a client marked by tmem_client_away(), its grace period over
+ *
+ * Decided under the lock every request takes to find its pool: a request
+ * that came before keeps the pools (the client is back, whatever its
+ * node-up event says yet), and one that comes after finds none.
+ *
+ * Context: process context; may sleep.
+ * Return: as tmem_destroy_client(), or -EBUSY if a request came since
+ * tmem_client_away(): nothing destroyed.
+ */
+int tmem_destroy_client_away(struct tmem_store *store, u8 node)
+{
+	return __tmem_destroy_client(store, node, true);
 }
 
 /**
@@ -1393,6 +1471,25 @@ struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops,
 	return store;
 }
 EXPORT_SYMBOL_GPL(tmem_store_create);
+
+/**
+ * tmem_store_tag_ids() - give pool ids a client cannot mistake
+ * @store: a store with no pool yet
+ *
+ * From now on a pool's id is its slot with a tag above it, starting at a
+ * random tag: an id a client kept from before a pool was destroyed (by
+ * the client, by its grace period running out, or with a store that
+ * restarted) names no pool, rather than whichever pool has its slot now.
+ *
+ * Context: process context, before the store is used.
+ */
+void tmem_store_tag_ids(struct tmem_store *store)
+{
+	write_lock(&store->pools_lock);
+	store->tag = get_random_u32() % TMEM_POOL_TAG_MAX + 1;
+	write_unlock(&store->pools_lock);
+}
+EXPORT_SYMBOL_GPL(tmem_store_tag_ids);
 
 /**
  * tmem_store_destroy() - free a store with every pool and page in it

@@ -3,7 +3,9 @@
  * tmem.h - the memory server's transcendent memory store.
  *
  * The store keeps pages for client nodes.  A client (a node number) owns up
- * to TMEM_MAX_POOLS_PER_CLIENT pools, numbered 0..15 per client; a pool is
+ * to TMEM_MAX_POOLS_PER_CLIENT pools in slots 0..15; a pool's id is its
+ * slot, with a tag above it on a store that tags ids (the memory server's:
+ * tmem_store_tag_ids()), so that an old id never names a newer pool; a pool is
  * persistent (frontswap: a page stays until it is flushed) or ephemeral
  * (cleancache: a page may vanish at any time), private or shared (several
  * clients name the same ephemeral pool by its uuid).  Inside a pool, pages
@@ -163,11 +165,14 @@ void tmem_exit(void);
 struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops,
 				     void *priv);
 void tmem_store_destroy(struct tmem_store *store);
+void tmem_store_tag_ids(struct tmem_store *store);
 
 int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
 		  const u64 uuid[2]);
 int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id);
 int tmem_destroy_client(struct tmem_store *store, u8 node);
+void tmem_client_away(struct tmem_store *store, u8 node);
+int tmem_destroy_client_away(struct tmem_store *store, u8 node);
 int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
 		     bool allow);
 int tmem_auth_list(struct tmem_store *store, char *buf, size_t size);

@@ -472,6 +472,51 @@ static void st_destroy_pool(struct st *t)
 }
 
 /* Every page operation on (node, pool_id) must say -TMEM_ENODEV. */
+static bool st_nodev(struct st *t, u8 node, u32 pool_id);
+
+/*
+ * With tagged ids a pool's id is never given again: a pool made in the
+ * slot of a destroyed one, or after its client was declared gone, has
+ * another id, and the old id names nothing, not the pool in its slot.
+ * Joining a shared pool again gives the same id.
+ */
+static void st_tagged_ids(struct st *t)
+{
+	static const u64 u[2] = { 0x7a66, 1 };
+	int a, b, c, d, s;
+
+	tmem_store_tag_ids(t->store);
+	a = tmem_new_pool(t->store, 1, tmem_pool_flags(true, false), NULL);
+	b = tmem_new_pool(t->store, 1, tmem_pool_flags(false, false), NULL);
+	if (st_bad(t, a < 0 || b < 0 || a % TMEM_MAX_POOLS_PER_CLIENT != 0 ||
+		   b % TMEM_MAX_POOLS_PER_CLIENT != 1 || a == 0 || a == b,
+		   "tagged pools %d and %d: want slots 0 and 1, tags above", a, b))
+		return;
+	if (!st_eq(t, "destroy_pool(a)", tmem_destroy_pool(t->store, 1, a), 1))
+		return;
+	c = tmem_new_pool(t->store, 1, tmem_pool_flags(false, false), NULL);
+	if (st_bad(t, c % TMEM_MAX_POOLS_PER_CLIENT != 0 || c == a,
+		   "pool %d in the slot of destroyed %d: want slot 0, a new id",
+		   c, a) ||
+	    !st_nodev(t, 1, a) ||
+	    !st_eq(t, "destroy_pool(a) again", tmem_destroy_pool(t->store, 1, a), 0) ||
+	    !st_nodev(t, 1, a ^ 1) || !st_nodev(t, 2, b))
+		return;
+	if (!st_eq(t, "destroy_client", tmem_destroy_client(t->store, 1), 2))
+		return;
+	d = tmem_new_pool(t->store, 1, tmem_pool_flags(true, false), NULL);
+	if (st_bad(t, d == b || d == c || d < 0,
+		   "pool %d after the client went: want an id not %d or %d",
+		   d, b, c) ||
+	    !st_nodev(t, 1, b) || !st_nodev(t, 1, c) ||
+	    !st_eq(t, "auth", tmem_auth_shared(t->store, 1, u, true), 0))
+		return;
+	s = tmem_new_pool(t->store, 1, tmem_pool_flags(false, true), u);
+	st_bad(t, s < 0 || s == d ||
+	       tmem_new_pool(t->store, 1, tmem_pool_flags(false, true), u) != s,
+	       "shared pool %d: joining again gave another id", s);
+}
+
 static bool st_nodev(struct st *t, u8 node, u32 pool_id)
 {
 	struct tmem_handle h = st_h(pool_id, 1, 1);
@@ -775,6 +820,35 @@ static void st_client_gone(struct st *t)
 		return;
 	/* The gone client may come back. */
 	st_pool(t, 1, true, false, NULL, 0);
+}
+
+/*
+ * The grace period's end frees a client's pools only if no request of it
+ * came since it went away: a get, or a new pool, keeps them.
+ */
+static void st_client_away(struct st *t)
+{
+	struct tmem_handle h = st_h(0, 1, 1);
+
+	if (!st_pool(t, 1, true, false, NULL, 0) || !st_put(t, 1, &h, 1))
+		return;
+	tmem_client_away(t->store, 1);
+	if (!st_hit(t, 1, &h, 1) ||
+	    !st_eq(t, "destroy_client_away after a get",
+		   tmem_destroy_client_away(t->store, 1), -EBUSY) ||
+	    !st_hit(t, 1, &h, 1))
+		return;
+	tmem_client_away(t->store, 1);
+	if (!st_pool(t, 1, false, false, NULL, 1) ||
+	    !st_eq(t, "destroy_client_away after a new pool",
+		   tmem_destroy_client_away(t->store, 1), -EBUSY))
+		return;
+	tmem_client_away(t->store, 1);
+	if (!st_eq(t, "destroy_client_away", tmem_destroy_client_away(t->store, 1), 2) ||
+	    !st_nodev(t, 1, 0) || !st_live_is(t, 0))
+		return;
+	st_eq(t, "destroy_client_away of an unknown node",
+	      tmem_destroy_client_away(t->store, 9), 0);
 }
 
 /* Races ------------------------------------------------------------------- */
@@ -1224,6 +1298,7 @@ static const struct {
 	{ "flush-page", st_flush_page },
 	{ "flush-object", st_flush_object },
 	{ "destroy-pool", st_destroy_pool },
+	{ "tagged-pool-ids", st_tagged_ids },
 	{ "unknown-pool", st_unknown_pool },
 	{ "pool-limit", st_pool_limit },
 	{ "bad-flags", st_bad_flags },
@@ -1231,6 +1306,7 @@ static const struct {
 	{ "shared-persistent-refused", st_shared_persistent },
 	{ "lru-eviction", st_lru },
 	{ "client-gone", st_client_gone },
+	{ "client-away", st_client_away },
 	{ "concurrency", st_concurrency },
 	{ "eviction-race", st_evict_race },
 	{ "quota-evicts-own-lru", st_quota_lru },

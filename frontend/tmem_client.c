@@ -56,10 +56,7 @@ int rf_tmem_new_pool(u8 node, bool persist, const uuid_t *uuid,
 			      &reply, in_flight);
 	if (err)
 		return err;
-	if (reply.status < 0)
-		return reply.status;	/* -TMEM_E*: Linux errnos */
-	if (reply.status >= TMEM_MAX_POOLS_PER_CLIENT)
-		return -EPROTO;
+	/* -TMEM_E*: Linux errnos; else the id (tmem_abi.h: opaque). */
 	return reply.status;
 }
 

@@ -50,7 +50,8 @@
  *
  * R2NET_MSG_TMEM_NEW_POOL: struct r2net_tmem_new_pool_le; 24.  uuid is
  *	{0, 0} for a private pool; flags as TMEM_POOL_*.  Reply: no payload;
- *	status is the new pool id, or -TMEM_EPERM / -TMEM_ENOMEM.
+ *	status is the new pool id (0..TMEM_POOL_ID_MAX, never one the client
+ *	held before: tmem_abi.h), or -TMEM_EPERM / -TMEM_ENOMEM.
  * R2NET_MSG_TMEM_DESTROY_POOL: struct r2net_tmem_pool_le; 8.  Reply: no
  *	payload; status 1, or 0 if there was no such pool.
  * R2NET_MSG_TMEM_PUT_PAGE: struct r2net_tmem_page_le; 4128: the handle and

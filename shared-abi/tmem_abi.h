@@ -62,6 +62,20 @@ enum tmem_op {
 #define TMEM_MAX_POOLS_PER_CLIENT	16
 #define TMEM_MAX_SHARED_POOLS		16
 
+/*
+ * A pool id, as NEW_POOL returns it, is opaque to the client: the server
+ * keeps the pool in slot id % TMEM_MAX_POOLS_PER_CLIENT, and a memory
+ * server puts a tag of 1..TMEM_POOL_TAG_MAX above the slot, the next one
+ * for each pool it makes, starting at a random one.  An id the client kept
+ * from a pool that is gone (destroyed, its grace period over, the server
+ * restarted) then names no pool (-TMEM_ENODEV), not a newer pool in the
+ * same slot.  Ids are at most TMEM_POOL_ID_MAX, so they fit a status.
+ */
+#define TMEM_POOL_SLOT_BITS		4
+#define TMEM_POOL_TAG_MAX		((1u << 27) - 1)
+#define TMEM_POOL_ID_MAX		((TMEM_POOL_TAG_MAX << TMEM_POOL_SLOT_BITS) | \
+					 (TMEM_MAX_POOLS_PER_CLIENT - 1))
+
 /* The one page size the ABI moves: 4 KiB, whatever the CPU's PAGE_SIZE. */
 #define TMEM_PAGE_SHIFT			12
 #define TMEM_PAGE_SIZE			4096
@@ -82,6 +96,9 @@ enum tmem_errno {
 };
 
 static_assert(TMEM_PAGE_SIZE == 1 << TMEM_PAGE_SHIFT, "TMEM_PAGE_SIZE");
+static_assert(TMEM_MAX_POOLS_PER_CLIENT == 1 << TMEM_POOL_SLOT_BITS,
+	      "pool slot bits");
+static_assert(TMEM_POOL_ID_MAX == 0x7fffffff, "pool ids fit an s32");
 static_assert(TMEM_EPERM == EPERM, "TMEM_EPERM");
 static_assert(TMEM_ENOMEM == ENOMEM, "TMEM_ENOMEM");
 static_assert(TMEM_ENODEV == ENODEV, "TMEM_ENODEV");

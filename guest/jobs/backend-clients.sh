@@ -9,10 +9,12 @@
 # -TMEM_ENOMEM, and every page accepted comes back right.  Then it drops
 # r2net for a few seconds and comes back within the grace period.
 #
-# Node 3: while node 2 is away, names node 2's pool ids and handles:
-# pool 1 does not exist for it (-TMEM_ENODEV); once it has a pool 1 of
-# its own, gets miss and flushes and a destroy touch only its own.  Then
-# it leaves r2net.
+# Node 3: while node 2 is away, names node 2's pool ids and handles.
+# The server tags pool ids with a counter (tmem_abi.h), so node 3's first
+# pool, made after node 2's two, tells it their ids: they do not exist
+# for it (-TMEM_ENODEV).  Its own pools in the same slots as node 2's:
+# gets miss, and flushes and a destroy touch only its own.  Then it
+# leaves r2net.
 #
 # Node 2, back: every page it had is still there and right.  The server
 # frees each client's pools once it has been gone for the grace period,
@@ -69,26 +71,32 @@ if [ "$me" = 3 ]; then
 		[ $t -le 3000 ] || fail "node 2 still up after 600 s"
 		sleep 0.2
 	done
-	ok "node 2 is away; its pools 0 and 1 hold its pages"
-	for op in "get $srv 1 100 2" "put $srv 1 10 3" "flush $srv 1 100" \
-		"flushobj $srv 1 50"; do
-		n=$(echo "$op" | awk '{ print $4 }')
-		tc_expect "ok=0 errors=$n err_enodev=$n first_status=-19" $op
+	ok "node 2 is away; its two pools hold its pages"
+	tc_pool "$srv" persistent
+	P0=$P
+	[ $((P0 % 16)) = 0 ] || fail "node 3's first pool $P0 is not in slot 0"
+	# Node 2's: slot 0 two tags before, slot 1 one tag before.
+	E2=$((P0 - 32)) Q2=$((P0 - 16 + 1))
+	for id in $E2 $Q2; do
+		for op in "get $srv $id 100 2" "put $srv $id 10 3" \
+			"flush $srv $id 100" "flushobj $srv $id 50"; do
+			n=$(echo "$op" | awk '{ print $4 }')
+			tc_expect "ok=0 errors=$n err_enodev=$n first_status=-19" $op
+		done
+		tc_expect "ok=0 missing=1 status=0" destroy "$srv" $id
 	done
-	tc_expect "ok=0 missing=1 status=0" destroy "$srv" 1
-	ok "node 2's pool 1 does not exist for node 3: -TMEM_ENODEV, destroy finds nothing"
+	ok "node 2's pools $E2 and $Q2 do not exist for node 3: -TMEM_ENODEV, destroy finds nothing"
+	tc_expect "" put "$srv" $P0 100 3
 	tc_pool "$srv" persistent
-	[ "$P" = 0 ] || fail "node 3's first pool is $P, want 0"
-	tc_expect "" put "$srv" 0 100 3
-	tc_pool "$srv" persistent
-	[ "$P" = 1 ] || fail "node 3's second pool is $P, want 1"
-	tc_expect "ok=0 missing=$((3 * u))" get "$srv" 1 $((3 * u)) 2
-	tc_expect "ok=0 missing=$u" get "$srv" 0 $u 2 $u
-	tc_expect "" flush "$srv" 1 $((3 * u))
-	tc_expect "" flushobj "$srv" 1 50
-	tc_expect "" destroy "$srv" 1
-	tc_expect "" get "$srv" 0 100 3
-	ok "node 3's own pools 0 and 1 do not show node 2's pages; it flushed and destroyed its pool 1"
+	P1=$P
+	[ $((P1 % 16)) = 1 ] || fail "node 3's second pool $P1 is not in slot 1"
+	tc_expect "ok=0 missing=$((3 * u))" get "$srv" $P1 $((3 * u)) 2
+	tc_expect "ok=0 missing=$u" get "$srv" $P0 $u 2 $u
+	tc_expect "" flush "$srv" $P1 $((3 * u))
+	tc_expect "" flushobj "$srv" $P1 50
+	tc_expect "" destroy "$srv" $P1
+	tc_expect "" get "$srv" $P0 100 3
+	ok "node 3's own pools $P0 and $P1, in node 2's slots, do not show node 2's pages; it flushed and destroyed $P1"
 	# Leave at once, rather than by the idle timeout when the node stops.
 	ramsterctl unconfigure || fail "ramsterctl unconfigure"
 	exit 0
@@ -130,5 +138,5 @@ ok "back: r2net up with node $srv again"
 not_up_for 3 10 600
 tc_expect "" get "$srv" "$Q" $((3 * u)) 2
 tc_expect "ok=0 missing=$u" get "$srv" "$Q" $u 2 $((3 * u))
-ok "after node 3 tried pool ids 0 and 1 and left: all $((3 * u)) of node 2's pages back right"
+ok "after node 3 tried node 2's pool ids and left: all $((3 * u)) of node 2's pages back right"
 ramsterctl unconfigure || fail "ramsterctl unconfigure"

@@ -14,7 +14,9 @@
 # pages with a status each; a malformed batch is refused whole.
 # Requests naming an unknown pool get -TMEM_ENODEV, an out-of-range pool
 # id or a malformed NEW_POOL/DESTROY_POOL -TMEM_EINVAL, bad pool flags and a
-# seventeenth pool -TMEM_EPERM.  An ephemeral pool refuses the random
+# seventeenth pool -TMEM_EPERM.  Pool ids are tagged: sixteen pools take
+# the sixteen slots, and a pool made in a freed slot has an id never
+# given before, while the old id stays unknown.  An ephemeral pool refuses the random
 # pages (they do not compress) and gives every other page back exactly
 # once.  The client then checks r2net's counters and unconfigures r2net.
 #
@@ -83,13 +85,14 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 		fail "too few requests served: $served_line"
 	# The client's bad requests, one by one: 3 malformed pool requests
 	# and 5 malformed zpages, 4 zpages whose length is wrong, 4
-	# malformed batches and 2 whose length is wrong, 3 pool ids x
+	# malformed batches and 2 whose length is wrong, 2 pool ids x
 	# (8 x 8 pages + 1 destroy) out of range, 8 refused NEW_POOLs,
-	# 8 x 8 pages of an unknown pool and 8 of a destroyed one, $zbad
+	# 3 x 8 x 8 pages of unknown pools, 8 of a destroyed one and 8 of
+	# a destroyed one whose slot has a new pool, $zbad
 	# GET_PAGEs of corrupt LZO streams (-TMEM_EINVAL from the store);
 	# the random pages of the ephemeral pools do not fit.
-	for kv in err_bad_length=6 err_bad_payload=12 err_bad_pool_id=195 \
-		err_eperm=8 err_enodev=72 err_other=$zbad; do
+	for kv in err_bad_length=6 err_bad_payload=12 err_bad_pool_id=130 \
+		err_eperm=8 err_enodev=208 err_other=$zbad; do
 		[ "$(served ${kv%=*})" = ${kv#*=} ] ||
 			fail "${kv%=*} is $(served ${kv%=*}), want ${kv#*=}: $served_line"
 	done
@@ -207,16 +210,19 @@ tc_expect "ok=0 missing=$zbatch" zgets "$srv" "$E" $zbatch 8 $zb0
 ok "ephemeral pool $E in batches: $r RAW zpages of $zbatch refused, each with its own status; the others back once"
 tc_expect "" destroy "$srv" "$E"
 
-# Unknown pool (in range) and out-of-range pool ids.
-U=$(((P + 1) % 16))
-for op in put get zput zget zputs zgets; do
-	tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $U 8 1
+# Unknown pools (in range: P's tag in another slot, slot 0 and 15 with
+# tags the server did not give) and out-of-range pool ids.
+U=$((P ^ 1))
+for id in $U 16 255; do
+	for op in put get zput zget zputs zgets; do
+		tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $id 8 1
+	done
+	for op in flush flushobj; do
+		tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $id 8
+	done
 done
-for op in flush flushobj; do
-	tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" $op "$srv" $U 8
-done
-ok "requests for pool $U, which does not exist, get -TMEM_ENODEV"
-for id in 16 255 4294967295; do
+ok "requests for pools $U, 16 and 255, which do not exist, get -TMEM_ENODEV"
+for id in 2147483648 4294967295; do
 	for op in put get zput zget zputs zgets; do
 		tc_expect "ok=0 errors=8 err_einval=8 first_status=-22" $op "$srv" $id 8 1
 	done
@@ -225,7 +231,7 @@ for id in 16 255 4294967295; do
 	done
 	tc_expect "ok=0 errors=1 err_einval=1 status=-22" destroy "$srv" $id
 done
-ok "pool ids 16, 255 and 2^32-1 get -TMEM_EINVAL"
+ok "pool ids 2^31 and 2^32-1 get -TMEM_EINVAL"
 tc_expect "ok=0 missing=1 status=0" destroy "$srv" $U
 tc_expect "ok=0 errors=1 err_einval=1 status=-22" destroy "$srv" "$P" 1
 tc_expect "ok=0 errors=1 err_einval=1 status=-22" newpool "$srv" 0x01000001 0 0 1
@@ -243,13 +249,26 @@ for i in $(seq 15); do
 	tc_expect "" pool "$srv" persistent
 	ids="$ids $(tval status)"
 done
-[ "$(echo $ids | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 " ] ||
-	fail "pool ids $ids, want 0..15 once each"
+slots=$(for id in $ids; do echo $((id % 16)); done | sort -n | tr '\n' ' ')
+[ "$slots" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 " ] ||
+	fail "pool ids $ids: slots $slots, want 0..15 once each"
 tc_expect "ok=0 errors=1 err_eperm=1 status=-1" pool "$srv" ephemeral
 for id in $ids; do
 	[ "$id" = "$P" ] || tc_expect "" destroy "$srv" "$id"
 done
-ok "pools 0..15, the seventeenth refused with -TMEM_EPERM"
+ok "pools $ids: slots 0..15, the seventeenth refused with -TMEM_EPERM"
+
+# A pool made in a freed slot has a new id; the old one names nothing.
+old=$(echo $ids | awk '{ print $2 }')
+tc_expect "" pool "$srv" persistent
+N=$(tval status)
+[ $((N % 16)) = $((old % 16)) ] && ! echo " $ids " | grep -q " $N " ||
+	fail "new pool $N: want slot $((old % 16)) of pool $old and an id not in $ids"
+tc_expect "ok=0 errors=8 err_enodev=8 first_status=-19" put "$srv" "$old" 8 1
+tc_expect "ok=0 missing=1 status=0" destroy "$srv" "$old"
+tc_expect "" put "$srv" "$N" 8 1
+tc_expect "" destroy "$srv" "$N"
+ok "pool $N in the slot of destroyed pool $old: the old id gets -TMEM_ENODEV"
 
 # The persistent pool goes, with its pages.
 tc_expect "" destroy "$srv" "$P"
