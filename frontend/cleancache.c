@@ -333,12 +333,13 @@ static void rf_cc_destroy_pool(int server_id)
 /*
  * Make the server pools that are missing or stale; under rf_cc_mutex,
  * with the queue drained (so nothing queued for an old pool follows).
+ * Once there is one to make, swap.c's repair waits (rf_tmem_repair_mutex).
  */
 static bool rf_cc_pools_fix(void)
 {
 	struct rf_cc_pool *p;
 	unsigned long flags;
-	bool retry = false;
+	bool retry = false, locked = false;
 	int i, old, id;
 
 	if (!r2net_node_connected(rf_target))
@@ -353,6 +354,10 @@ static bool rf_cc_pools_fix(void)
 		old = p->stale ? p->server_id : -1;
 		spin_unlock_irqrestore(&rf_cc_lock, flags);
 
+		if (!locked) {
+			mutex_lock(&rf_tmem_repair_mutex);
+			locked = true;
+		}
 		if (old >= 0)
 			rf_cc_destroy_pool(old);
 		id = rf_cc_new_pool(p->shared, &p->uuid);
@@ -374,6 +379,8 @@ static bool rf_cc_pools_fix(void)
 		}
 		spin_unlock_irqrestore(&rf_cc_lock, flags);
 	}
+	if (locked)
+		mutex_unlock(&rf_tmem_repair_mutex);
 	return retry;
 }
 

@@ -443,6 +443,7 @@ static void rf_pool_work_fn(struct work_struct *work)
 	bool retry = false;
 	int type, r;
 
+	mutex_lock(&rf_tmem_repair_mutex);
 	mutex_lock(&rf_pool_mutex);
 	for (r = 0; r < rf_replicas(); r++) {
 		/* Not connected: the node-up event queues us again. */
@@ -456,6 +457,7 @@ static void rf_pool_work_fn(struct work_struct *work)
 		}
 	}
 	mutex_unlock(&rf_pool_mutex);
+	mutex_unlock(&rf_tmem_repair_mutex);
 	if (retry)
 		queue_delayed_work(rf_wq, &rf_pool_work,
 				   msecs_to_jiffies(RF_POOL_RETRY_MS));

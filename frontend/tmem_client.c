@@ -16,6 +16,15 @@
 #include "tmem_client.h"
 #include "zpage.h"
 
+/*
+ * Held by swap.c's and cleancache.c's pool repairs, so that after a node
+ * comes back one checks and makes its pools after the other, not both at
+ * once.  A pool's id names it alone (tmem_abi.h: ids are tagged), so a
+ * repair can neither adopt nor destroy the other's pool; in turn the
+ * server sees one repair's requests together.
+ */
+DEFINE_MUTEX(rf_tmem_repair_mutex);
+
 /* A request of one payload to node, waiting for the reply. */
 static int rf_tmem_request(u8 node, u16 msg, void *payload, size_t len,
 			   struct r2net_reply *reply, atomic64_t *in_flight)

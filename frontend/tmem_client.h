@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/uuid.h>
 
 #include "r2net.h"
@@ -24,6 +25,8 @@ struct rf_pf_entry;
 
 /* For each entry rf_tmem_fetch() was given: see there. */
 typedef void (*rf_fetch_done_fn)(struct rf_pf_entry *e, int err, int got);
+
+extern struct mutex rf_tmem_repair_mutex;
 
 int rf_tmem_new_pool(u8 node, bool persist, const uuid_t *uuid,
 		     atomic64_t *in_flight);
