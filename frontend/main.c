@@ -79,6 +79,8 @@ static void __exit rf_exit(void)
 		rf_swap_exit();
 	rf_cc_pf_exit();
 	rf_zpage_exit();
+	/* The callbacks that counted the last requests down have returned. */
+	r2net_sync_callbacks();
 	pr_info("unloaded\n");
 }
 module_exit(rf_exit);

@@ -109,6 +109,12 @@ typedef void (*r2net_done_fn)(void *arg, int err, s32 status,
 			      const void *data, u32 len);
 
 /*
+ * Wait until no done callback is running: for a module's exit, after it
+ * saw its last request complete (the callback may still be returning).
+ */
+void r2net_sync_callbacks(void);
+
+/*
  * Send a request without waiting for its reply.  May sleep while the
  * socket is full.  Returns 0 when done will be called, or an error (as for
  * r2net_send_sync()) when it will not.

@@ -14,6 +14,7 @@
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 
 #include "conn.h"
 
@@ -357,14 +358,36 @@ int r2net_pending_unqueue_wait(struct r2net_conn *conn,
 	return ret;
 }
 
+/* Every done callback runs inside it: r2net_sync_callbacks(). */
+DEFINE_STATIC_SRCU(r2net_done_srcu);
+
+/**
+ * r2net_sync_callbacks() - wait until no done callback is running
+ *
+ * A module counts its async requests down in their callbacks, and its exit
+ * waits for the count to reach zero; the callback that woke it may not
+ * have returned yet, and its code goes with the module.  Such a module
+ * calls this after that wait, before it returns from its exit.
+ *
+ * Context: process context; sleeps.
+ */
+void r2net_sync_callbacks(void)
+{
+	synchronize_srcu(&r2net_done_srcu);
+}
+EXPORT_SYMBOL_GPL(r2net_sync_callbacks);
+
 /* Complete a request whose pending entry and frame the caller has taken. */
 void r2net_pending_complete(struct r2net_pending *p, int err, s32 status,
 			    const void *data, u32 len)
 {
 	struct r2net_reply *reply = p->reply;
+	int idx;
 
 	if (p->done) {
+		idx = srcu_read_lock(&r2net_done_srcu);
 		p->done(p->arg, err, status, data, len);
+		srcu_read_unlock(&r2net_done_srcu, idx);
 		kfree(p);
 		return;
 	}

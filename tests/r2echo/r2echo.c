@@ -747,6 +747,7 @@ static void __exit r2echo_exit(void)
 	r2net_unregister_node_ops(&r2echo_node_ops);
 	r2net_unregister_handler(R2ECHO_TYPE, R2ECHO_KEY);
 	r2echo_events_free();
+	r2net_sync_callbacks();
 }
 
 module_init(r2echo_init);

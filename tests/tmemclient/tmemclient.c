@@ -1382,6 +1382,7 @@ static int __init tc_init(void)
 static void __exit tc_exit(void)
 {
 	debugfs_remove_recursive(tc_dir);
+	r2net_sync_callbacks();
 	tc_free_buffers();
 }
 
