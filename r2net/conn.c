@@ -91,13 +91,19 @@ EXPORT_SYMBOL_GPL(r2net_node_connected);
 
 /*
  * Stop the connection: senders fail from now on and the receive thread
- * wakes up to tear it down.  Any context that may sleep.
+ * wakes up to tear it down.  Any context that may sleep.  The socket is
+ * shut under sock_mutex, which the teardown takes to release it: a caller
+ * that holds only a reference on conn (r2net_stop(), a node's removal)
+ * may come as the receive thread lets go of the socket.
  */
 void r2net_conn_shutdown(struct r2net_conn *conn)
 {
 	if (test_and_set_bit(R2NET_CONN_DEAD, &conn->flags))
 		return;
-	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	mutex_lock(&conn->sock_mutex);
+	if (conn->sock)
+		kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	mutex_unlock(&conn->sock_mutex);
 	wake_up_all(&conn->tx_wait);
 }
 
@@ -288,8 +294,10 @@ static void r2net_conn_teardown(struct r2net_conn *conn)
 		r2net_event_queue(conn->num, false);
 		r2net_conn_put(conn);		/* rn->conn's */
 	}
+	mutex_lock(&conn->sock_mutex);
 	sock_release(conn->sock);
 	conn->sock = NULL;
+	mutex_unlock(&conn->sock_mutex);
 
 	mutex_lock(&r2net_conns_mutex);
 	list_del(&conn->all);
@@ -332,6 +340,7 @@ static int r2net_conn_start(u8 num, struct socket *sock, bool outgoing,
 	if (!conn->tx_wq)
 		goto fail_free;
 	kref_init(&conn->ref);		/* the thread's */
+	mutex_init(&conn->sock_mutex);
 	conn->sock = sock;
 	conn->num = num;
 	conn->outgoing = outgoing;

@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/sizes.h>
 #include <linux/uio.h>
@@ -76,6 +77,7 @@ struct r2net_frame {
 struct r2net_conn {
 	struct kref		ref;
 	struct list_head	all;		/* r2net_conns */
+	struct mutex		sock_mutex;	/* sock's release, shutdown */
 	struct socket		*sock;
 	u8			num;		/* the peer's number */
 	bool			outgoing;
