@@ -145,9 +145,16 @@ static void r2net_idle_work_fn(struct work_struct *work)
 
 	/*
 	 * Bytes waiting in the socket mean the peer is alive and this
-	 * node's receive thread is what is slow (a starved vCPU): wait on.
+	 * node's receive thread is what is slow (a starved vCPU): wait one
+	 * more idle timeout.  A receive thread that finishes no frame in
+	 * that one either is wedged, and the link goes as a silent one.
 	 */
-	if (!skb_queue_empty_lockless(&conn->sock->sk->sk_receive_queue)) {
+	if (!skb_queue_empty_lockless(&conn->sock->sk->sk_receive_queue) &&
+	    !READ_ONCE(conn->idle_waited)) {
+		WRITE_ONCE(conn->idle_waited, true);
+		pr_warn("node %u (%pI4): bytes wait unread after %u ms; waiting as long again for this node's receive thread\n",
+			conn->num, &conn->peer_addr,
+			r2net_info.idle_timeout_ms);
 		mod_delayed_work(r2net_wq, &conn->idle_work,
 				 msecs_to_jiffies(r2net_info.idle_timeout_ms));
 		return;
@@ -175,6 +182,8 @@ static void r2net_keepalive_work_fn(struct work_struct *work)
 /* Something arrived: push the idle timeout and the keepalive back. */
 void r2net_heard(struct r2net_conn *conn)
 {
+	if (READ_ONCE(conn->idle_waited))
+		WRITE_ONCE(conn->idle_waited, false);
 	mod_delayed_work(r2net_wq, &conn->idle_work,
 			 msecs_to_jiffies(r2net_info.idle_timeout_ms));
 	if (test_bit(R2NET_CONN_UP, &conn->flags))

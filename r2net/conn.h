@@ -105,6 +105,7 @@ struct r2net_conn {
 	struct delayed_work	reap_work;
 	u64			keepalive_id;
 	ktime_t			keepalive_sent;
+	bool			idle_waited;	/* the idle timer waited once */
 
 	u8			*rx_buf;	/* R2NET_MAX_FRAME, kvmalloc'd */
 };

@@ -226,8 +226,14 @@ static int r2net_rx_dispatch(struct r2net_conn *conn,
 		return -EPROTO;
 	case R2NET_MSG_KEEPALIVE_REQ:
 		r2net_stat_inc(rn, R2NET_STAT_KEEPALIVES_RX);
-		return r2net_queue_system(conn, R2NET_MSG_KEEPALIVE_RESP,
-					  msg->req_id, NULL, 0);
+		/*
+		 * An answer with no memory for it is left out: the peer asks
+		 * again, and only its idle timeout of silence ends the link.
+		 */
+		if (r2net_queue_system(conn, R2NET_MSG_KEEPALIVE_RESP,
+				       msg->req_id, NULL, 0) == -ENOMEM)
+			r2net_stat_inc(rn, R2NET_STAT_SEND_ERRORS);
+		return 0;
 	case R2NET_MSG_KEEPALIVE_RESP:
 		r2net_stat_inc(rn, R2NET_STAT_KEEPALIVES_RX);
 		if (msg->req_id == READ_ONCE(conn->keepalive_id))

@@ -119,7 +119,8 @@ static long r2net_wait_room(struct r2net_conn *conn, size_t limit,
  * Queue a frame.  Senders (wait) sleep while R2NET_TX_QUEUE_MAX bytes are
  * queued; the receive thread only above R2NET_TX_QUEUE_HARD, so that a peer
  * that sends requests but never reads replies cannot make it use unbounded
- * memory (the idle timer ends that connection).  Consumes tb.
+ * memory, and for at most the idle timeout: then that peer has read
+ * nothing for that long, and its connection is closed.  Consumes tb.
  */
 int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 		unsigned long deadline)
@@ -134,10 +135,19 @@ int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 				r2net_txbuf_drop(conn, tb);
 				return left ? -EINTR : -ETIMEDOUT;
 			}
-		} else {
-			wait_event(conn->tx_wait,
-				   READ_ONCE(conn->tx_queued) < limit ||
-				   test_bit(R2NET_CONN_DEAD, &conn->flags));
+		} else if (!wait_event_timeout(conn->tx_wait,
+					       READ_ONCE(conn->tx_queued) < limit ||
+					       test_bit(R2NET_CONN_DEAD, &conn->flags),
+					       msecs_to_jiffies(r2net_info.idle_timeout_ms))) {
+			pr_warn_ratelimited("node %u (%pI4): it read none of %zu bytes of replies for %u ms; closing the connection\n",
+					    conn->num, &conn->peer_addr,
+					    READ_ONCE(conn->tx_queued),
+					    r2net_info.idle_timeout_ms);
+			r2net_stat_inc(r2net_conn_node(conn),
+				       R2NET_STAT_SEND_ERRORS);
+			r2net_conn_shutdown(conn);
+			r2net_txbuf_drop(conn, tb);
+			return -ETIMEDOUT;
 		}
 	}
 
