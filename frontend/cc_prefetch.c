@@ -239,18 +239,21 @@ static bool rf_pf_settled(int pool, const struct tmem_handle *h)
 
 /*
  * Copy the page into @page once its answer is in (ask for it first, so
- * that it is not dropped meanwhile): 0, or -ENOENT if the
- * server had none (or it was forgotten), -ESTALE if its pool went stale.
+ * that it is not dropped meanwhile), waiting at most @timeout jiffies
+ * (MAX_SCHEDULE_TIMEOUT: until r2net answers): 0, or -ENOENT if the
+ * server had none (or it was forgotten), -ESTALE if its pool went stale,
+ * -ETIMEDOUT if the answer is not in yet (it stays, for a later load).
  */
 int rf_cc_pf_take(int pool, unsigned int gen, const struct tmem_handle *h,
-		  struct page *page)
+		  struct page *page, long timeout)
 {
 	struct rf_pf_entry *e;
 	unsigned long flags;
 	int ret = -ENOENT;
 
 	/* r2net answers every request it took, in time or with an error. */
-	wait_event(rf_pf_wait, rf_pf_settled(pool, h));
+	if (!wait_event_timeout(rf_pf_wait, rf_pf_settled(pool, h), timeout))
+		return -ETIMEDOUT;
 	spin_lock_irqsave(&rf_pf_lock, flags);
 	e = rf_pf_find(pool, h);
 	if (e && e->state == RF_PF_READY) {

@@ -585,7 +585,7 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 	mutex_unlock(&rf_cc_mutex);
 
 	rf_cc_handle(&h, id, key, index);
-	ret = rf_cc_pf_take(pool, gen, &h, page);
+	ret = rf_cc_pf_take(pool, gen, &h, page, MAX_SCHEDULE_TIMEOUT);
 	if (ret == 0) {
 		atomic64_inc(&rf_stats.cc_get_hits);
 		if (ahead)
@@ -642,7 +642,8 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	}
 	reply.buf_len = RF_REPLY_MAX;
 	atomic64_inc(&rf_stats.cc_gets);
-	err = rf_tmem_sync(rf_target, rf_zpage_get_msg(), &want, &reply, NULL);
+	err = rf_tmem_sync(rf_target, rf_zpage_get_msg(), &want, &reply, NULL,
+			   rf_timeout_ms);
 	if (err) {
 		atomic64_inc(&rf_stats.cc_get_failures);
 		rf_cc_stale(pool);

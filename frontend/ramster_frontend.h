@@ -30,6 +30,7 @@ extern u8 rf_replica;			/* the second server (replicate) */
 extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window_wait_ms;
+extern unsigned int rf_wt_load_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
@@ -70,6 +71,9 @@ struct rf_stats {
 	atomic64_t put_batch_waits;	/* stores held for a batch in flight */
 	atomic64_t lost_loads;		/* loads of those: read from the disk */
 	atomic64_t replica_loads;	/* loads the replica answered */
+	atomic64_t wt_load_timeouts;	/* no answer in wt_load_ms: disk */
+	atomic64_t wt_quiet_loads;	/* the server was quiet: disk */
+	atomic64_t wt_quiet_stores;	/* the server was quiet: disk alone */
 	/* cleancache */
 	atomic64_t cc_puts;		/* pages the server took */
 	atomic64_t cc_put_failures;	/* it did not, or r2net failed */
@@ -190,7 +194,7 @@ const struct tmem_handle *rf_cc_pf_handle(struct rf_pf_entry *e, int *pool);
 struct page *rf_cc_pf_page(struct rf_pf_entry *e);
 void rf_cc_pf_fill(struct rf_pf_entry *e, bool ok);
 int rf_cc_pf_take(int pool, unsigned int gen, const struct tmem_handle *h,
-		  struct page *page);
+		  struct page *page, long timeout);
 void rf_cc_pf_forget(int pool, const struct tmem_handle *h);
 void rf_cc_pf_forget_object(int pool, const struct tmem_handle *h);
 void rf_cc_pf_forget_pool(int pool);

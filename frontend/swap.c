@@ -52,6 +52,13 @@
  * disk has the page, so -ENOENT reads it from there; in modes none and
  * replicate the page is lost and -EIO makes the faulting process get
  * SIGBUS.
+ *
+ * Writethrough never waits on the server much longer than on the disk: a
+ * load it leaves unanswered for wt_load_ms, or a store that finds every
+ * window slot unanswered for window_wait_ms, makes the server quiet for
+ * RF_QUIET_MS.  Meanwhile loads and stores go to the disk alone, at once;
+ * then the next load asks the server again.  A server that died is found
+ * so within wt_load_ms, not after r2net's idle timeout.
  */
 #include <linux/debugfs.h>
 #include <linux/frontswap.h>
@@ -179,6 +186,27 @@ static bool rf_registered;
 static int rf_unregister_result = 1;
 
 /* ---- helpers ---- */
+
+#define RF_QUIET_MS	1000
+
+/* Writethrough: until when the disk serves alone (jiffies). */
+static unsigned long rf_quiet_until;
+
+static bool rf_server_quiet(void)
+{
+	return rf_mode == RF_MODE_WRITETHROUGH &&
+	       time_before(jiffies, READ_ONCE(rf_quiet_until));
+}
+
+static void rf_server_quiet_mark(const char *why)
+{
+	if (rf_mode != RF_MODE_WRITETHROUGH)
+		return;
+	if (!rf_server_quiet())
+		pr_info_ratelimited("node %u: %s; the disk alone serves swap for %u ms\n",
+				    rf_node(0), why, RF_QUIET_MS);
+	WRITE_ONCE(rf_quiet_until, jiffies + msecs_to_jiffies(RF_QUIET_MS));
+}
 
 static bool rf_handle(struct tmem_handle *h, int pool, unsigned int type,
 		      pgoff_t offset)
@@ -693,6 +721,7 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 					  msecs_to_jiffies(READ_ONCE(rf_window_wait_ms)));
 		if (!left && !slot) {
 			atomic64_inc(&rf_stats.window_full);
+			rf_server_quiet_mark("every window slot waits for an answer");
 			return -EBUSY;
 		}
 	}
@@ -837,6 +866,10 @@ static int rf_store(unsigned int type, pgoff_t offset, struct page *page)
 
 	if (rf_mode == RF_MODE_REPLICATE)
 		return rf_store_replicated(type, offset, page);
+	if (rf_server_quiet()) {
+		atomic64_inc(&rf_stats.wt_quiet_stores);
+		return -EBUSY;
+	}
 	if (pool < 0 || !rf_handle(&h, pool, type, offset)) {
 		atomic64_inc(&rf_stats.stores_no_pool);
 		return -ENODEV;
@@ -936,9 +969,15 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 	atomic64_inc(&rf_stats.remote_gets);
 	t0 = ktime_get();
 	err = rf_tmem_sync(rf_node(r), rf_zpage_get_msg(), &want, &reply,
-			   &rf_stats.remote_in_flight);
+			   &rf_stats.remote_in_flight,
+			   rf_mode == RF_MODE_WRITETHROUGH ?
+			   READ_ONCE(rf_wt_load_ms) : READ_ONCE(rf_timeout_ms));
 	if (err) {
 		atomic64_inc(&rf_stats.remote_get_failures);
+		if (err == -ETIMEDOUT && rf_mode == RF_MODE_WRITETHROUGH) {
+			atomic64_inc(&rf_stats.wt_load_timeouts);
+			rf_server_quiet_mark("a load got no answer in wt_load_ms");
+		}
 		goto failed;
 	}
 	rf_rtt_add(&rf_stats.get_rtt, t0);
@@ -1033,8 +1072,9 @@ static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
  * of the last faults), or of a page fetched ahead.  offset's own GET goes
  * alone and first, unless it was fetched ahead, so that no page fetched
  * ahead delays it; then the pages ahead along the trend are topped up;
- * then the load waits for offset's page.  0: the page is in; else ask
- * the usual way.
+ * then the load waits for offset's page.  0: the page is in; -ETIMEDOUT:
+ * no answer in wt_load_ms (writethrough), the disk serves; else ask the
+ * usual way.
  */
 static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 {
@@ -1046,6 +1086,7 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 	struct tmem_handle h;
 	bool ahead, trend;
 	long stride = 0;
+	int err;
 
 	if (pool < 0 || !rf_handle(&h, pool, type, offset))
 		return -ENOENT;
@@ -1069,7 +1110,16 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 	if (trend)
 		rf_fetch_ahead(type, pool, offset, stride, depth);
 	rf_handle(&h, pool, type, offset);
-	if (rf_cc_pf_take(key, 0, &h, page))
+	err = rf_cc_pf_take(key, 0, &h, page,
+			    rf_mode == RF_MODE_WRITETHROUGH ?
+			    msecs_to_jiffies(READ_ONCE(rf_wt_load_ms)) :
+			    MAX_SCHEDULE_TIMEOUT);
+	if (err == -ETIMEDOUT) {
+		atomic64_inc(&rf_stats.wt_load_timeouts);
+		rf_server_quiet_mark("a load got no answer in wt_load_ms");
+		return err;
+	}
+	if (err)
 		return -ENOENT;
 	atomic64_inc(&rf_stats.remote_get_hits);
 	if (ahead)
@@ -1086,8 +1136,17 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 		return err ? rf_fs_load_failed() : 0;
 	if (rf_load_local(type, offset, page, &err))
 		return err;
-	if (rf_swap_prefetch && !rf_load_ahead(type, offset, page))
-		return 0;
+	if (rf_server_quiet()) {
+		atomic64_inc(&rf_stats.wt_quiet_loads);
+		return rf_fs_load_failed();
+	}
+	if (rf_swap_prefetch) {
+		err = rf_load_ahead(type, offset, page);
+		if (!err)
+			return 0;
+		if (err == -ETIMEDOUT)
+			return rf_fs_load_failed();
+	}
 	for (r = 0; r < rf_replicas(); r++) {
 		if (!rf_get(type, r, offset, page)) {
 			if (r)

@@ -27,15 +27,15 @@ DEFINE_MUTEX(rf_tmem_repair_mutex);
 
 /* A request of one payload to node, waiting for the reply. */
 static int rf_tmem_request(u8 node, u16 msg, void *payload, size_t len,
-			   struct r2net_reply *reply, atomic64_t *in_flight)
+			   struct r2net_reply *reply, atomic64_t *in_flight,
+			   unsigned int timeout_ms)
 {
 	struct kvec vec = { .iov_base = payload, .iov_len = len };
 	int err;
 
 	if (in_flight)
 		atomic64_inc(in_flight);
-	err = r2net_send_sync(node, msg, RF_KEY, &vec, 1, reply,
-			      rf_timeout_ms);
+	err = r2net_send_sync(node, msg, RF_KEY, &vec, 1, reply, timeout_ms);
 	if (in_flight)
 		atomic64_dec(in_flight);
 	return err;
@@ -62,7 +62,7 @@ int rf_tmem_new_pool(u8 node, bool persist, const uuid_t *uuid,
 	}
 	r2net_tmem_new_pool_encode(&w, &np);
 	err = rf_tmem_request(node, R2NET_MSG_TMEM_NEW_POOL, &w, sizeof(w),
-			      &reply, in_flight);
+			      &reply, in_flight, rf_timeout_ms);
 	if (err)
 		return err;
 	/* -TMEM_E*: Linux errnos; else the id (tmem_abi.h: opaque). */
@@ -81,7 +81,7 @@ int rf_tmem_destroy_pool(u8 node, int pool, atomic64_t *in_flight)
 
 	r2net_tmem_pool_encode(&w, pool);
 	err = rf_tmem_request(node, R2NET_MSG_TMEM_DESTROY_POOL, &w,
-			      sizeof(w), &reply, in_flight);
+			      sizeof(w), &reply, in_flight, rf_timeout_ms);
 	return err ?: reply.status;
 }
 
@@ -98,7 +98,7 @@ int rf_tmem_pool_exists(u8 node, const struct tmem_handle *probe,
 	int err;
 
 	err = rf_tmem_sync(node, R2NET_MSG_TMEM_GET_PAGE, probe, &reply,
-			   in_flight);
+			   in_flight, rf_timeout_ms);
 	if (err)
 		return err;
 	if (reply.status == -TMEM_ENODEV)
@@ -108,12 +108,14 @@ int rf_tmem_pool_exists(u8 node, const struct tmem_handle *probe,
 
 /* A request of the page handle h (a GET), waiting for the reply. */
 int rf_tmem_sync(u8 node, u16 msg, const struct tmem_handle *h,
-		 struct r2net_reply *reply, atomic64_t *in_flight)
+		 struct r2net_reply *reply, atomic64_t *in_flight,
+		 unsigned int timeout_ms)
 {
 	struct tmem_handle_le w;
 
 	tmem_handle_to_le(&w, h);
-	return rf_tmem_request(node, msg, &w, sizeof(w), reply, in_flight);
+	return rf_tmem_request(node, msg, &w, sizeof(w), reply, in_flight,
+			       timeout_ms);
 }
 
 /* The same without waiting (a GET or a flush), as r2net_send_async(). */

@@ -34,7 +34,8 @@ int rf_tmem_destroy_pool(u8 node, int pool, atomic64_t *in_flight);
 int rf_tmem_pool_exists(u8 node, const struct tmem_handle *probe,
 			atomic64_t *in_flight);
 int rf_tmem_sync(u8 node, u16 msg, const struct tmem_handle *h,
-		 struct r2net_reply *reply, atomic64_t *in_flight);
+		 struct r2net_reply *reply, atomic64_t *in_flight,
+		 unsigned int timeout_ms);
 int rf_tmem_async(u8 node, u16 msg, const struct tmem_handle *h,
 		  r2net_done_fn done, void *arg);
 int rf_tmem_get_result(s32 status, u32 len);
