@@ -150,6 +150,17 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The longest gap so far, with the one since *last; *last is now. */
+static uint64_t max_gap(uint64_t gap, uint64_t *last)
+{
+	uint64_t t = now_us();
+
+	if (t - *last > gap)
+		gap = t - *last;
+	*last = t;
+	return gap;
+}
+
 /* Whether the page at @p is in memory (swap cache included). */
 static int resident(void *p)
 {
@@ -165,7 +176,9 @@ static int resident(void *p)
 /*
  * pressure MIB: random writes and reads over MIB of memory, more than
  * the guest has, so reclaim swaps; every page read is checked whole, and
- * every page again at the end.  timed MIB also times the three phases
+ * every page again at the end.  It says the longest time between two
+ * pages done, in any phase: how long swapping stood still at worst.
+ * timed MIB also times the three phases
  * (fill, random, verify) and each random access whose page was not in
  * memory (a swap-in), for the benches.
  */
@@ -176,6 +189,7 @@ static int cmd_pressure(size_t mib, size_t rounds, int timed)
 	uint32_t *gen = calloc(n, sizeof(*gen));
 	uint32_t *lat = timed ? calloc(nr + 1, sizeof(*lat)) : NULL;
 	uint64_t seed = mix(getpid() + 1), x = seed, t0, t1, t2, t3, a;
+	uint64_t last, gap = 0;
 	int in;
 
 	if (!gen || (timed && !lat)) {
@@ -183,9 +197,11 @@ static int cmd_pressure(size_t mib, size_t rounds, int timed)
 		return 2;
 	}
 	t0 = now_us();
+	last = t0;
 	for (i = 0; i < n; i++) {
 		gen[i] = 1;
 		fill(buf + i * PAGE, seed, i, 1);
+		gap = max_gap(gap, &last);
 	}
 	t1 = now_us();
 	/* Touch a quarter of the pages per round, checking each read. */
@@ -200,14 +216,17 @@ static int cmd_pressure(size_t mib, size_t rounds, int timed)
 			lat[nin++] = now_us() - a;
 		if (x & (1ULL << 40))
 			fill(buf + i * PAGE, seed, i, ++gen[i]);
+		gap = max_gap(gap, &last);
 	}
 	t2 = now_us();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (check(buf + i * PAGE, seed, i, gen[i]))
 			return 1;
+		gap = max_gap(gap, &last);
+	}
 	t3 = now_us();
-	printf("pressure: %zu MiB, %zu random accesses, every page correct\n",
-	       mib, nr);
+	printf("pressure: %zu MiB, %zu random accesses, every page correct; longest_gap_ms=%" PRIu64 "\n",
+	       mib, nr, gap / 1000);
 	if (!timed)
 		return 0;
 	qsort(lat, nin, sizeof(*lat), cmp_u32);
