@@ -34,7 +34,7 @@ MODULE_PARM_DESC(frontswap, "Keep swap pages on the memory server");
 
 unsigned int rf_timeout_ms = 10000;
 unsigned int rf_window_wait_ms = 100;
-unsigned int rf_wt_load_ms = 250;
+unsigned int rf_wt_load_ms = 500;
 
 /*
  * timeout_ms, window_wait_ms and wt_load_ms, in ms: settable while loaded
