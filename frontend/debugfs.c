@@ -59,6 +59,8 @@ void rf_debugfs_init(void)
 		{ "wt_load_timeouts", &rf_stats.wt_load_timeouts },
 		{ "wt_quiet_loads", &rf_stats.wt_quiet_loads },
 		{ "wt_quiet_stores", &rf_stats.wt_quiet_stores },
+		{ "load_waits", &rf_stats.load_waits },
+		{ "load_wait_fails", &rf_stats.load_wait_fails },
 		{ "window_waits", &rf_stats.window_waits },
 		{ "window_full", &rf_stats.window_full },
 		{ "window_hits", &rf_stats.window_hits },

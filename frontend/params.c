@@ -35,15 +35,18 @@ MODULE_PARM_DESC(frontswap, "Keep swap pages on the memory server");
 unsigned int rf_timeout_ms = 10000;
 unsigned int rf_window_wait_ms = 100;
 unsigned int rf_wt_load_ms = 500;
+unsigned int rf_server_wait_ms = 60000;
 
 /*
- * timeout_ms, window_wait_ms and wt_load_ms, in ms: settable while loaded
- * (a request takes the value it is sent with).  timeout_ms may be 0
- * (r2net's idle timeout), the others may not.
+ * timeout_ms, window_wait_ms, wt_load_ms and server_wait_ms, in ms:
+ * settable while loaded (a request takes the value it is sent with).
+ * timeout_ms (0: r2net's idle timeout) and server_wait_ms (0: no wait)
+ * may be 0, the others may not.
  */
 static int rf_ms_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms, min = kp->arg != &rf_timeout_ms;
+	unsigned int ms, min = kp->arg != &rf_timeout_ms &&
+			       kp->arg != &rf_server_wait_ms;
 	int ret;
 
 	ret = kstrtouint(val, 0, &ms);
@@ -68,6 +71,8 @@ module_param_cb(window_wait_ms, &rf_ms_ops, &rf_window_wait_ms, 0644);
 MODULE_PARM_DESC(window_wait_ms, "How long a writethrough store waits for a free window slot before the disk takes the page alone (ms, 1..600000); settable at run time");
 module_param_cb(wt_load_ms, &rf_ms_ops, &rf_wt_load_ms, 0644);
 MODULE_PARM_DESC(wt_load_ms, "How long a writethrough load waits for the server before the disk serves it (ms, 1..600000); settable at run time");
+module_param_cb(server_wait_ms, &rf_ms_ops, &rf_server_wait_ms, 0644);
+MODULE_PARM_DESC(server_wait_ms, "Modes none and replicate: how long a load waits for an unreachable server to come back before the process gets SIGBUS (ms, 0..600000; default the server's client_grace_ms); settable at run time");
 
 bool rf_cleancache = true;
 module_param_named(cleancache, rf_cleancache, bool, 0444);

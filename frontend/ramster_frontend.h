@@ -31,6 +31,7 @@ extern enum rf_mode rf_mode;
 extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window_wait_ms;
 extern unsigned int rf_wt_load_ms;
+extern unsigned int rf_server_wait_ms;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
@@ -74,6 +75,8 @@ struct rf_stats {
 	atomic64_t wt_load_timeouts;	/* no answer in wt_load_ms: disk */
 	atomic64_t wt_quiet_loads;	/* the server was quiet: disk */
 	atomic64_t wt_quiet_stores;	/* the server was quiet: disk alone */
+	atomic64_t load_waits;		/* none: a load waited for a server */
+	atomic64_t load_wait_fails;	/* ... that did not answer in time */
 	/* cleancache */
 	atomic64_t cc_puts;		/* pages the server took */
 	atomic64_t cc_put_failures;	/* it did not, or r2net failed */

@@ -59,6 +59,12 @@
  * RF_QUIET_MS.  Meanwhile loads and stores go to the disk alone, at once;
  * then the next load asks the server again.  A server that died is found
  * so within wt_load_ms, not after r2net's idle timeout.
+ *
+ * In modes none and replicate the server has the only copy, and keeps it
+ * for its grace period while the client is away.  A load the network
+ * fails (no connection, no answer in timeout_ms, the connection reset)
+ * waits for a server to be connected again and asks again, up to
+ * server_wait_ms in all; only then, or on a real miss, is it SIGBUS.
  */
 #include <linux/debugfs.h>
 #include <linux/frontswap.h>
@@ -950,7 +956,10 @@ static bool rf_load_local(unsigned int type, pgoff_t offset,
 	return false;
 }
 
-/* GET the page from replica r: 0, or -ENOENT for a miss or a failure. */
+/*
+ * GET the page from replica r: 0, -EAGAIN when the network failed it (a
+ * later try may get the page), or -ENOENT for a miss or another failure.
+ */
 static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 {
 	int pool = READ_ONCE(rf_types[type].pool_id[r]);
@@ -978,7 +987,9 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 			atomic64_inc(&rf_stats.wt_load_timeouts);
 			rf_server_quiet_mark("a load got no answer in wt_load_ms");
 		}
-		goto failed;
+		mempool_free(reply.buf, rf_reply_pool);
+		return err == -ENOTCONN || err == -ETIMEDOUT ||
+		       err == -ECONNRESET ? -EAGAIN : -ENOENT;
 	}
 	rf_rtt_add(&rf_stats.get_rtt, t0);
 	got = rf_tmem_get_result(reply.status, reply.len);
@@ -1127,8 +1138,30 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 	return 0;
 }
 
+/*
+ * Modes none and replicate: after a load the network failed, wait for a
+ * server to be connected (at most until deadline, in jiffies); false if
+ * it is past, or the process is being killed.
+ */
+static bool rf_load_wait(unsigned long deadline)
+{
+	int r;
+
+	while (time_before(jiffies, deadline)) {
+		for (r = 0; r < rf_replicas(); r++)
+			if (r2net_node_connected(rf_node(r)))
+				return true;
+		schedule_timeout_killable(msecs_to_jiffies(100));
+		if (fatal_signal_pending(current))
+			return false;
+	}
+	return false;
+}
+
 static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 {
+	unsigned long deadline = 0;
+	bool again;
 	int r, err;
 
 	err = rf_local_load(type, offset, page);
@@ -1147,11 +1180,27 @@ static int rf_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 		if (err == -ETIMEDOUT)
 			return rf_fs_load_failed();
 	}
-	for (r = 0; r < rf_replicas(); r++) {
-		if (!rf_get(type, r, offset, page)) {
-			if (r)
-				atomic64_inc(&rf_stats.replica_loads);
-			return 0;
+	for (;;) {
+		again = false;
+		for (r = 0; r < rf_replicas(); r++) {
+			err = rf_get(type, r, offset, page);
+			if (!err) {
+				if (r)
+					atomic64_inc(&rf_stats.replica_loads);
+				return 0;
+			}
+			again |= err == -EAGAIN;
+		}
+		if (!again || rf_mode == RF_MODE_WRITETHROUGH)
+			break;
+		if (!deadline) {
+			atomic64_inc(&rf_stats.load_waits);
+			deadline = jiffies +
+				   msecs_to_jiffies(READ_ONCE(rf_server_wait_ms));
+		}
+		if (!rf_load_wait(deadline)) {
+			atomic64_inc(&rf_stats.load_wait_fails);
+			break;
 		}
 	}
 	return rf_fs_load_failed();
