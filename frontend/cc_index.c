@@ -16,7 +16,13 @@
  *    flushed or destroyed, when its put fails (refused, or no answer),
  *    and when the server answers a get for it with a miss, or with a hit
  *    in a private pool (those gets are exclusive).
- * Pages the server dropped on its own stay until a get asks for them.
+ * Pages the server dropped on its own stay until a get asks for them, or
+ * until the index is full: it holds at most cc_index_max pages, and each
+ * page entered beyond that takes out two of the oldest object's, lowest
+ * index first (a file read in order put those first).  A page taken out
+ * so may still be on the server; its get is a local miss, as any page's
+ * not in the index.  The bound also bounds how long a pool's destruction
+ * keeps interrupts off (cc_index_destroy_max_us says the longest).
  * A put that failed may still be on the server (an answer that came too
  * late), and a failure that comes back after a later put of the same
  * page was queued takes that page out too.  Neither can serve old data:
@@ -28,6 +34,8 @@
  * irq-safe lock covers it all and allocations are GFP_ATOMIC.
  */
 #include <linux/hashtable.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
@@ -39,6 +47,7 @@
 
 struct rf_cc_obj {
 	struct hlist_node	node;
+	struct list_head	fifo;	/* rf_cc_fifo, oldest first */
 	int			pool;
 	u64			ino;
 	u32			generation;
@@ -47,6 +56,7 @@ struct rf_cc_obj {
 };
 
 static DEFINE_HASHTABLE(rf_cc_objs, RF_CC_OBJ_BITS);
+static LIST_HEAD(rf_cc_fifo);
 static DEFINE_SPINLOCK(rf_cc_index_lock);
 static struct kmem_cache *rf_cc_obj_cache;
 
@@ -71,8 +81,54 @@ static void rf_cc_obj_free(struct rf_cc_obj *obj)
 {
 	atomic64_sub(obj->nr, &rf_stats.cc_index_pages);
 	hash_del(&obj->node);
+	list_del(&obj->fifo);
 	xa_destroy(&obj->pages);
 	kmem_cache_free(rf_cc_obj_cache, obj);
+}
+
+/*
+ * Over cc_index_max: take out up to @most pages, the oldest object's
+ * first; under rf_cc_index_lock.  Returns how many.
+ */
+static unsigned int rf_cc_index_trim(unsigned int most)
+{
+	struct rf_cc_obj *obj;
+	unsigned long index;
+	unsigned int n;
+
+	for (n = 0; n < most; n++) {
+		if (atomic64_read(&rf_stats.cc_index_pages) <=
+		    READ_ONCE(rf_cc_index_max))
+			break;
+		obj = list_first_entry_or_null(&rf_cc_fifo, struct rf_cc_obj,
+					       fifo);
+		if (!obj)
+			break;
+		index = 0;
+		if (xa_find(&obj->pages, &index, ULONG_MAX, XA_PRESENT)) {
+			xa_erase(&obj->pages, index);
+			obj->nr--;
+			atomic64_dec(&rf_stats.cc_index_pages);
+			atomic64_inc(&rf_stats.cc_index_trimmed);
+		}
+		if (xa_empty(&obj->pages))
+			rf_cc_obj_free(obj);
+	}
+	return n;
+}
+
+/* cc_index_max was lowered: trim to it, a few pages a lock hold. */
+void rf_cc_index_shrink(void)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	do {
+		spin_lock_irqsave(&rf_cc_index_lock, flags);
+		n = rf_cc_index_trim(256);
+		spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+		cond_resched();
+	} while (n == 256);
 }
 
 /* Enter a page about to be put; -ENOMEM: do not put it. */
@@ -98,6 +154,7 @@ int rf_cc_index_add(int pool, const struct tmem_handle *h)
 		obj->nr = 0;
 		xa_init(&obj->pages);
 		hash_add(rf_cc_objs, &obj->node, rf_cc_obj_hash(pool, h));
+		list_add_tail(&obj->fifo, &rf_cc_fifo);
 	}
 	old = xa_store(&obj->pages, h->index, xa_mk_value(0),
 		       GFP_ATOMIC | __GFP_NOWARN);
@@ -108,6 +165,7 @@ int rf_cc_index_add(int pool, const struct tmem_handle *h)
 	} else if (!old) {
 		obj->nr++;
 		atomic64_inc(&rf_stats.cc_index_pages);
+		rf_cc_index_trim(2);
 	}
 out:
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
@@ -161,15 +219,18 @@ void rf_cc_index_del_object(int pool, const struct tmem_handle *h)
 /* Every page of a pool that is destroyed or goes stale. */
 void rf_cc_index_del_pool(int pool)
 {
-	struct rf_cc_obj *obj;
-	struct hlist_node *tmp;
+	struct rf_cc_obj *obj, *tmp;
 	unsigned long flags;
-	int bkt;
+	u64 t0, us;
 
 	spin_lock_irqsave(&rf_cc_index_lock, flags);
-	hash_for_each_safe(rf_cc_objs, bkt, tmp, obj, node)
+	t0 = ktime_get_ns();
+	list_for_each_entry_safe(obj, tmp, &rf_cc_fifo, fifo)
 		if (obj->pool == pool)
 			rf_cc_obj_free(obj);
+	us = (ktime_get_ns() - t0) / NSEC_PER_USEC;
+	if (us > atomic64_read(&rf_stats.cc_index_destroy_max_us))
+		atomic64_set(&rf_stats.cc_index_destroy_max_us, us);
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
 }
 
@@ -181,11 +242,9 @@ int rf_cc_index_init(void)
 
 void rf_cc_index_exit(void)
 {
-	struct rf_cc_obj *obj;
-	struct hlist_node *tmp;
-	int bkt;
+	struct rf_cc_obj *obj, *tmp;
 
-	hash_for_each_safe(rf_cc_objs, bkt, tmp, obj, node)
+	list_for_each_entry_safe(obj, tmp, &rf_cc_fifo, fifo)
 		rf_cc_obj_free(obj);
 	kmem_cache_destroy(rf_cc_obj_cache);
 }

@@ -89,6 +89,8 @@ void rf_debugfs_init(void)
 		{ "cc_pools_destroyed", &rf_stats.cc_pools_destroyed },
 		{ "cc_pools_stale", &rf_stats.cc_pools_stale },
 		{ "cc_index_pages", &rf_stats.cc_index_pages },
+		{ "cc_index_trimmed", &rf_stats.cc_index_trimmed },
+		{ "cc_index_destroy_max_us", &rf_stats.cc_index_destroy_max_us },
 		{ "cc_prefetches", &rf_stats.cc_prefetches },
 		{ "cc_prefetch_hits", &rf_stats.cc_prefetch_hits },
 		{ "cc_prefetch_unused", &rf_stats.cc_prefetch_unused },

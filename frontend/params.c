@@ -15,6 +15,8 @@
 #define RF_WINDOW_MAX		1024	/* module parameter "window" */
 #define RF_CC_PREFETCH_MAX	256	/* module parameter "cc_prefetch" */
 #define RF_TIMEOUT_MAX_MS	600000
+#define RF_CC_INDEX_MIN		256
+#define RF_CC_INDEX_MAX		16777216
 
 static int target = -1;
 module_param(target, int, 0444);
@@ -77,6 +79,31 @@ MODULE_PARM_DESC(server_wait_ms, "Modes none and replicate: how long a load wait
 bool rf_cleancache = true;
 module_param_named(cleancache, rf_cleancache, bool, 0444);
 MODULE_PARM_DESC(cleancache, "Keep clean page-cache pages on the memory server (once on, the module stays loaded)");
+
+/* cc_index.c's bound, in pages; settable at run time. */
+unsigned int rf_cc_index_max = 262144;
+
+static int rf_cc_index_max_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint_minmax(val, kp, RF_CC_INDEX_MIN,
+					RF_CC_INDEX_MAX);
+
+	if (ret)
+		pr_err("cc_index_max=%.*s: give %u..%u pages\n",
+		       (int)strcspn(val, "\n"), val, RF_CC_INDEX_MIN,
+		       RF_CC_INDEX_MAX);
+	else
+		rf_cc_index_shrink();
+	return ret;
+}
+
+static const struct kernel_param_ops rf_cc_index_max_ops = {
+	.set	= rf_cc_index_max_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(cc_index_max, &rf_cc_index_max_ops, &rf_cc_index_max, 0644);
+MODULE_PARM_DESC(cc_index_max, "The most clean pages the client remembers putting (256..16777216; about 10 bytes each, and a pool's destruction walks them with interrupts off); settable at run time");
 
 static unsigned int cc_window = 512;
 module_param(cc_window, uint, 0444);

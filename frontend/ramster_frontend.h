@@ -32,6 +32,7 @@ extern unsigned int rf_timeout_ms;
 extern unsigned int rf_window_wait_ms;
 extern unsigned int rf_wt_load_ms;
 extern unsigned int rf_server_wait_ms;
+extern unsigned int rf_cc_index_max;
 extern unsigned int rf_window;		/* stores in flight; 0: synchronous */
 extern unsigned int rf_cc_window;	/* cleancache puts queued at most */
 extern unsigned int rf_cc_prefetch;	/* cleancache gets sent ahead */
@@ -94,6 +95,8 @@ struct rf_stats {
 	atomic64_t cc_pools_destroyed;
 	atomic64_t cc_pools_stale;
 	atomic64_t cc_index_pages;	/* pages the server may hold */
+	atomic64_t cc_index_trimmed;	/* taken out: the index was full */
+	atomic64_t cc_index_destroy_max_us; /* a pool's, interrupts off */
 	atomic64_t cc_prefetches;	/* GETs sent ahead of the reader */
 	atomic64_t cc_prefetch_hits;	/* gets answered by those */
 	atomic64_t cc_prefetch_unused;	/* fetched ahead, dropped unread */
@@ -179,6 +182,7 @@ bool rf_cc_index_has(int pool, const struct tmem_handle *h);
 void rf_cc_index_del(int pool, const struct tmem_handle *h);
 void rf_cc_index_del_object(int pool, const struct tmem_handle *h);
 void rf_cc_index_del_pool(int pool);
+void rf_cc_index_shrink(void);
 int rf_cc_index_init(void);
 void rf_cc_index_exit(void);
 
