@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include <linux/err.h>
+#include <linux/wait.h>
 #include "kshim.h"
 #include "tmem_abi.h"
 #include "ramster_frontend.h"
@@ -246,7 +247,7 @@ static int take(int pool, unsigned int gen, const struct tmem_handle *h,
 	int rc;
 
 	memset(page_address(to), POISON, PAGE_SIZE);
-	rc = rf_cc_pf_take(pool, gen, h, to);
+	rc = rf_cc_pf_take(pool, gen, h, to, MAX_SCHEDULE_TIMEOUT);
 	clean_after("rf_cc_pf_take");
 	CHECK(!rc || page_untouched(to), "a failed take (%d) wrote the page",
 	      rc);
@@ -445,6 +446,14 @@ static void test_basics(void)
 	CHECK(reserve_err(0, 1, &h[0]) == -EEXIST,
 	      "a second entry for a page in flight");
 	take_none(0, 1, &absent, "a page never reserved");
+	/* a take that gives up waiting leaves the page in flight */
+	memset(page_address(dst), POISON, PAGE_SIZE);
+	rc = rf_cc_pf_take(0, 1, &h[0], dst, 3);
+	clean_after("rf_cc_pf_take");
+	CHECK(rc == -ETIMEDOUT && page_untouched(dst) &&
+	      rf_cc_pf_has(0, &h[0]),
+	      "a take that timed out on a page in flight: %d, or it wrote or went",
+	      rc);
 	kshim_get_counts(&kc0);
 	answer(e[0], 0, &h[0], 7);
 	clean_after("rf_cc_pf_fill");
@@ -1347,7 +1356,8 @@ static void *taker_run(void *arg)
 {
 	struct taker *t = arg;
 
-	t->rc = rf_cc_pf_take(t->pool, t->gen, &t->h, t->to);
+	t->rc = rf_cc_pf_take(t->pool, t->gen, &t->h, t->to,
+			      MAX_SCHEDULE_TIMEOUT);
 	t->clean = !kshim_locks_held() && !kshim_maps_held();
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -1548,7 +1558,7 @@ static void worker_reserve(struct worker *w, u32 i, struct tmem_handle *h)
 
 static void worker_take(struct worker *w, u32 i, struct tmem_handle *h)
 {
-	int rc = rf_cc_pf_take(w->pool, 1, h, w->to);
+	int rc = rf_cc_pf_take(w->pool, 1, h, w->to, MAX_SCHEDULE_TIMEOUT);
 
 	w->takes++;
 	/* a page may have been dropped for room; never one not put last */

@@ -7,6 +7,8 @@
 #ifndef KSHIM_LINUX_WAIT_H
 #define KSHIM_LINUX_WAIT_H
 
+#include <limits.h>
+
 #include "../kshim.h"
 
 typedef struct wait_queue_head {
@@ -27,6 +29,22 @@ static inline void init_waitqueue_head(wait_queue_head_t *wq_head)
 		while (!(condition))					\
 			kshim_wait_poll();				\
 	} while (0)
+
+/* A jiffy is one poll; MAX_SCHEDULE_TIMEOUT waits as long as it takes. */
+#define MAX_SCHEDULE_TIMEOUT	LONG_MAX
+
+#define wait_event_timeout(wq_head, condition, timeout)		\
+	({								\
+		long __left = (timeout);				\
+		(void)&(wq_head);					\
+		kshim_might_sleep("wait_event_timeout");		\
+		while (!(condition) && __left > 0) {			\
+			kshim_wait_poll();				\
+			if (__left != MAX_SCHEDULE_TIMEOUT)		\
+				__left--;				\
+		}							\
+		(condition) ? (__left > 0 ? __left : 1) : 0;		\
+	})
 
 #define wake_up_all(wq_head)	kshim_wake_up(wq_head)
 
