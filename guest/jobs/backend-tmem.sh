@@ -9,8 +9,9 @@ zcases="same-filled compressed incompressible churn concurrency zpage-lzo
 zpage-same zpage-raw zpage-lzo-long zpage-corrupt"
 cases="put-get-roundtrip ephemeral-get-exclusive persistent-get-kept
 duplicate-put-replaces duplicate-put-failure-flushes flush-page flush-object
-destroy-pool unknown-pool pool-limit bad-flags shared-pool
-shared-persistent-refused lru-eviction client-gone concurrency eviction-race
+destroy-pool tagged-pool-ids unknown-pool pool-limit bad-flags shared-pool
+shared-persistent-refused lru-eviction client-gone client-away concurrency
+eviction-race
 quota-evicts-own-lru quota-persistent-refused frame-limit"
 
 insmod /lib/modules/ramster/r2net.ko || fail "insmod r2net.ko (ramster_backend needs it)"
