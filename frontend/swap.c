@@ -54,11 +54,13 @@
  * SIGBUS.
  *
  * Writethrough never waits on the server much longer than on the disk: a
- * load it leaves unanswered for wt_load_ms, or a store that finds every
- * window slot unanswered for window_wait_ms, makes the server quiet for
- * RF_QUIET_MS.  Meanwhile loads and stores go to the disk alone, at once;
- * then the next load asks the server again.  A server that died is found
- * so within wt_load_ms, not after r2net's idle timeout.
+ * load it leaves unanswered for wt_load_ms is read from the disk, and the
+ * second such load in a row makes the server quiet for RF_QUIET_MS.
+ * Meanwhile loads and stores go to the disk alone, at once; then the next
+ * load asks the server again.  A server that died is found so within two
+ * wt_load_ms, not after r2net's idle timeout.  (A full window alone does
+ * not make it quiet: a busy server fills it for a moment, and a store
+ * waits at most window_wait_ms for a slot anyway.)
  *
  * In modes none and replicate the server has the only copy, and keeps it
  * for its grace period while the client is away.  A load the network
@@ -204,13 +206,22 @@ static bool rf_server_quiet(void)
 	       time_before(jiffies, READ_ONCE(rf_quiet_until));
 }
 
-static void rf_server_quiet_mark(const char *why)
+/* Writethrough loads timed out since the last one the server answered. */
+static atomic64_t rf_load_timeouts_in_row = ATOMIC64_INIT(0);
+
+/*
+ * A writethrough load got no answer in wt_load_ms: the disk serves it.
+ * The second in a row makes the server quiet (one alone may be a busy
+ * server's slow answer).
+ */
+static void rf_load_timed_out(void)
 {
-	if (rf_mode != RF_MODE_WRITETHROUGH)
+	atomic64_inc(&rf_stats.wt_load_timeouts);
+	if (atomic64_inc_return(&rf_load_timeouts_in_row) < 2)
 		return;
 	if (!rf_server_quiet())
-		pr_info_ratelimited("node %u: %s; the disk alone serves swap for %u ms\n",
-				    rf_node(0), why, RF_QUIET_MS);
+		pr_info_ratelimited("node %u: loads got no answer in wt_load_ms; the disk alone serves swap for %u ms\n",
+				    rf_node(0), RF_QUIET_MS);
 	WRITE_ONCE(rf_quiet_until, jiffies + msecs_to_jiffies(RF_QUIET_MS));
 }
 
@@ -727,7 +738,6 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 					  msecs_to_jiffies(READ_ONCE(rf_window_wait_ms)));
 		if (!left && !slot) {
 			atomic64_inc(&rf_stats.window_full);
-			rf_server_quiet_mark("every window slot waits for an answer");
 			return -EBUSY;
 		}
 	}
@@ -983,10 +993,8 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 			   READ_ONCE(rf_wt_load_ms) : READ_ONCE(rf_timeout_ms));
 	if (err) {
 		atomic64_inc(&rf_stats.remote_get_failures);
-		if (err == -ETIMEDOUT && rf_mode == RF_MODE_WRITETHROUGH) {
-			atomic64_inc(&rf_stats.wt_load_timeouts);
-			rf_server_quiet_mark("a load got no answer in wt_load_ms");
-		}
+		if (err == -ETIMEDOUT && rf_mode == RF_MODE_WRITETHROUGH)
+			rf_load_timed_out();
 		mempool_free(reply.buf, rf_reply_pool);
 		return err == -ENOTCONN || err == -ETIMEDOUT ||
 		       err == -ECONNRESET ? -EAGAIN : -ENOENT;
@@ -1007,6 +1015,7 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 		goto failed;
 	}
 	mempool_free(reply.buf, rf_reply_pool);
+	atomic64_set(&rf_load_timeouts_in_row, 0);
 	atomic64_inc(&rf_stats.remote_get_hits);
 	return 0;
 
@@ -1126,12 +1135,12 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 			    msecs_to_jiffies(READ_ONCE(rf_wt_load_ms)) :
 			    MAX_SCHEDULE_TIMEOUT);
 	if (err == -ETIMEDOUT) {
-		atomic64_inc(&rf_stats.wt_load_timeouts);
-		rf_server_quiet_mark("a load got no answer in wt_load_ms");
+		rf_load_timed_out();
 		return err;
 	}
 	if (err)
 		return -ENOENT;
+	atomic64_set(&rf_load_timeouts_in_row, 0);
 	atomic64_inc(&rf_stats.remote_get_hits);
 	if (ahead)
 		atomic64_inc(&rf_stats.swap_prefetch_hits);
