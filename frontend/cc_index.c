@@ -22,7 +22,8 @@
  * index first (a file read in order put those first).  A page taken out
  * so may still be on the server; its get is a local miss, as any page's
  * not in the index.  The bound also bounds how long a pool's destruction
- * keeps interrupts off (cc_index_destroy_max_us says the longest).
+ * keeps interrupts off (cc_index_destroy_max_us says the longest walk, of
+ * a pool or of a file's object).
  * A put that failed may still be on the server (an answer that came too
  * late), and a failure that comes back after a later put of the same
  * page was queued takes that page out too.  Neither can serve old data:
@@ -203,16 +204,28 @@ void rf_cc_index_del(int pool, const struct tmem_handle *h)
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
 }
 
+/* How long a walk that began at t0 (ns) kept interrupts off: the longest. */
+static void rf_cc_index_walked(u64 t0)
+{
+	u64 us = (ktime_get_ns() - t0) / NSEC_PER_USEC;
+
+	if (us > atomic64_read(&rf_stats.cc_index_destroy_max_us))
+		atomic64_set(&rf_stats.cc_index_destroy_max_us, us);
+}
+
 /* The whole object {h->oid}: a FLUSH_OBJECT is queued. */
 void rf_cc_index_del_object(int pool, const struct tmem_handle *h)
 {
 	struct rf_cc_obj *obj;
 	unsigned long flags;
+	u64 t0;
 
 	spin_lock_irqsave(&rf_cc_index_lock, flags);
+	t0 = ktime_get_ns();
 	obj = rf_cc_obj_find(pool, h);
 	if (obj)
 		rf_cc_obj_free(obj);
+	rf_cc_index_walked(t0);
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
 }
 
@@ -221,16 +234,14 @@ void rf_cc_index_del_pool(int pool)
 {
 	struct rf_cc_obj *obj, *tmp;
 	unsigned long flags;
-	u64 t0, us;
+	u64 t0;
 
 	spin_lock_irqsave(&rf_cc_index_lock, flags);
 	t0 = ktime_get_ns();
 	list_for_each_entry_safe(obj, tmp, &rf_cc_fifo, fifo)
 		if (obj->pool == pool)
 			rf_cc_obj_free(obj);
-	us = (ktime_get_ns() - t0) / NSEC_PER_USEC;
-	if (us > atomic64_read(&rf_stats.cc_index_destroy_max_us))
-		atomic64_set(&rf_stats.cc_index_destroy_max_us, us);
+	rf_cc_index_walked(t0);
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
 }
 

@@ -96,7 +96,7 @@ struct rf_stats {
 	atomic64_t cc_pools_stale;
 	atomic64_t cc_index_pages;	/* pages the server may hold */
 	atomic64_t cc_index_trimmed;	/* taken out: the index was full */
-	atomic64_t cc_index_destroy_max_us; /* a pool's, interrupts off */
+	atomic64_t cc_index_destroy_max_us; /* a pool's or file's, irqs off */
 	atomic64_t cc_prefetches;	/* GETs sent ahead of the reader */
 	atomic64_t cc_prefetch_hits;	/* gets answered by those */
 	atomic64_t cc_prefetch_unused;	/* fetched ahead, dropped unread */

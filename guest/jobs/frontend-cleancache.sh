@@ -299,8 +299,30 @@ if [ $fs_on = on ]; then
 	expect $fe/local_pages -eq 0
 fi
 
+# The index is bounded: with cc_index_max at a quarter of a file's pages,
+# a file read twice leaves at most that many, the oldest taken out, and
+# reads back right.
+cim=/sys/module/ramster_frontend/parameters/cc_index_max
+echo 255 > $cim 2>/dev/null && fail "cc_index_max took 255"
+bp=$((pages / 2)) bmax=$((pages / 8))
+[ $bmax -ge 256 ] || bmax=256
+echo $bmax > $cim || fail "cc_index_max=$bmax"
+fcheck write $d/bound 91 0 $bp 1 || fail "cannot write $d/bound"
+drop
+cc_verify bound 91 $bp 1
+drop
+h0=$(c cc_get_hits)
+cc_verify bound 91 $bp 1
+[ "$(c cc_index_pages)" -le $bmax ] && [ "$(c cc_index_trimmed)" -gt 0 ] ||
+	fail "cc_index_pages $(c cc_index_pages), trimmed $(c cc_index_trimmed): want at most $bmax"
+ok "cc_index_max $bmax: a file of $bp pages read twice leaves $(c cc_index_pages) in the index" \
+	"($(c cc_index_trimmed) taken out), $(($(c cc_get_hits) - h0)) hits, every page right"
+echo 262144 > $cim || fail "cc_index_max=262144"
+
 umount $d || fail "umount"
 expect $fe/cc_pools_destroyed -eq 1
+ok "forgetting a file's or the pool's pages kept interrupts off for $(c cc_index_destroy_max_us) us at most"
+
 mount -t ext4 /dev/vdb $d || fail "mount /dev/vdb again"
 cc_pool_ready 2
 cc_verify f4.renamed 4 $pages 1
