@@ -128,7 +128,8 @@ for c in remote_puts remote_put_failures remote_gets remote_get_hits \
 	remote_get_misses remote_get_failures remote_flushes \
 	remote_flush_failures flushes_dropped stores_no_pool stores_low_memory \
 	window_waits window_full window_hits window_lost lost_loads swap_prefetches \
-	swap_prefetch_hits cc_prefetch_unused; do
+	swap_prefetch_hits cc_prefetch_unused wt_load_timeouts wt_quiet_loads \
+	wt_quiet_stores; do
 	echo "$c $(cat $fe/$c)"
 done
 cat $fe/rtt
@@ -142,16 +143,23 @@ grep -q "^ramster_frontend  client: target $srv (" /run/status.out ||
 grep -Eq "^  remote_puts [1-9][0-9]* " /run/status.out ||
 	fail "ramsterctl status does not show the pages sent (remote_puts)"
 ok "ramsterctl status shows node $srv up and $(grep -o 'remote_puts [0-9]*' /run/status.out)"
-# Most pages went to the server and came back from it.
+# Most pages went to the server and came back from it: all but those the
+# disk served alone while the server was slow (wt_load_ms), which may not
+# be the most.
 puts=$(cat $fe/remote_puts)
 back=$(( $(cat $fe/remote_get_hits) + $(cat $fe/window_hits) ))
+qs=$(cat $fe/wt_quiet_stores)
+ql=$(( $(cat $fe/wt_quiet_loads) + $(cat $fe/wt_load_timeouts) ))
 [ $out -ge $((min_out_mib * 256)) ] && [ $in -ge $((mib * 64)) ] ||
 	fail "only $out pages swapped out and $in in for $mib MiB"
-[ $((puts * 10)) -ge $((out * 9)) ] ||
-	fail "the server took $puts of $out pages swapped out"
-[ $((back * 10)) -ge $((in * 9)) ] ||
-	fail "$back of $in pages swapped in came from the server"
-ok "$puts of $out pages swapped out went to node $srv; $back of $in swapped in came back from it"
+[ $((qs * 2)) -le $out ] && [ $((ql * 2)) -le $in ] ||
+	fail "the disk alone took $qs of $out stores and $ql of $in loads: the server was slow most of the time"
+[ $((puts * 10)) -ge $(((out - qs) * 9)) ] ||
+	fail "the server took $puts of $out pages swapped out ($qs to the disk alone)"
+[ $((back * 10)) -ge $(((in - ql) * 9)) ] ||
+	fail "$back of $in pages swapped in came from the server ($ql from the disk alone)"
+ok "$puts of $out pages swapped out went to node $srv; $back of $in swapped in came back from it;" \
+	"the disk alone took $qs stores and $ql loads while the server was slow"
 expect $fe/remote_put_failures -eq 0
 expect $fe/window_lost -eq 0
 expect $fe/remote_get_misses -eq 0
