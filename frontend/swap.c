@@ -54,13 +54,13 @@
  * SIGBUS.
  *
  * Writethrough never waits on the server much longer than on the disk: a
- * load it leaves unanswered for wt_load_ms is read from the disk, and the
- * second such load in a row makes the server quiet for RF_QUIET_MS.
- * Meanwhile loads and stores go to the disk alone, at once; then the next
- * load asks the server again.  A server that died is found so within two
- * wt_load_ms, not after r2net's idle timeout.  (A full window alone does
- * not make it quiet: a busy server fills it for a moment, and a store
- * waits at most window_wait_ms for a slot anyway.)
+ * load it leaves unanswered for wt_load_ms is read from the disk.  Such a
+ * load, or a store that found no window slot in window_wait_ms, makes the
+ * server quiet for RF_QUIET_MS if it answered nothing at all for
+ * wt_load_ms (a busy server still answers something; a dead one does
+ * not).  Meanwhile loads and stores go to the disk alone, at once; then
+ * they ask the server again.  A server that died is found so within
+ * wt_load_ms, not after r2net's idle timeout.
  *
  * In modes none and replicate the server has the only copy, and keeps it
  * for its grace period while the client is away.  A load the network
@@ -206,22 +206,31 @@ static bool rf_server_quiet(void)
 	       time_before(jiffies, READ_ONCE(rf_quiet_until));
 }
 
-/* Writethrough loads timed out since the last one the server answered. */
-static atomic64_t rf_load_timeouts_in_row = ATOMIC64_INIT(0);
+/* When the target last answered anything of ours (jiffies). */
+static unsigned long rf_last_answer;
+
+static void rf_answered(void)
+{
+	WRITE_ONCE(rf_last_answer, jiffies);
+}
 
 /*
- * A writethrough load got no answer in wt_load_ms: the disk serves it.
- * The second in a row makes the server quiet (one alone may be a busy
- * server's slow answer).
+ * Writethrough: a load got no answer in wt_load_ms (the disk serves it),
+ * or a store no window slot in window_wait_ms.  If the server answered
+ * nothing at all for wt_load_ms, it is quiet: a busy server still
+ * answers something, a dead one does not.
  */
-static void rf_load_timed_out(void)
+static void rf_no_answer(void)
 {
-	atomic64_inc(&rf_stats.wt_load_timeouts);
-	if (atomic64_inc_return(&rf_load_timeouts_in_row) < 2)
+	unsigned long ms = READ_ONCE(rf_wt_load_ms);
+
+	if (rf_mode != RF_MODE_WRITETHROUGH ||
+	    time_before(jiffies, READ_ONCE(rf_last_answer) +
+				 msecs_to_jiffies(ms)))
 		return;
 	if (!rf_server_quiet())
-		pr_info_ratelimited("node %u: loads got no answer in wt_load_ms; the disk alone serves swap for %u ms\n",
-				    rf_node(0), RF_QUIET_MS);
+		pr_info_ratelimited("node %u: no answer for %lu ms; the disk alone serves swap for %u ms\n",
+				    rf_node(0), ms, RF_QUIET_MS);
 	WRITE_ONCE(rf_quiet_until, jiffies + msecs_to_jiffies(RF_QUIET_MS));
 }
 
@@ -259,6 +268,8 @@ static void rf_async_put(void)
 static void rf_flush_done(void *arg, int err, s32 status, const void *data,
 			  u32 len)
 {
+	if (!err)
+		rf_answered();
 	if (!err && status == 1)
 		atomic64_inc(&rf_stats.remote_flushes);
 	else
@@ -522,6 +533,7 @@ void rf_swap_node_up(u8 node)
 {
 	int type, r;
 
+	rf_answered();
 	/*
 	 * Pools made before the connection went are kept if the server
 	 * still has them (their pages come back); the work asks it, and
@@ -624,8 +636,10 @@ static void rf_slot_done(struct rf_slot *slot, int err, s32 status)
 	bool stored = !err && status == 1;
 	void *old;
 
-	if (!err)
+	if (!err) {
+		rf_answered();
 		rf_rtt_add(&rf_stats.put_rtt, slot->sent);
+	}
 	if (stored)
 		atomic64_inc(&rf_stats.remote_puts);
 	else
@@ -738,6 +752,7 @@ static int rf_store_window(unsigned int type, struct tmem_handle *h,
 					  msecs_to_jiffies(READ_ONCE(rf_window_wait_ms)));
 		if (!left && !slot) {
 			atomic64_inc(&rf_stats.window_full);
+			rf_no_answer();
 			return -EBUSY;
 		}
 	}
@@ -991,14 +1006,19 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 			   &rf_stats.remote_in_flight,
 			   rf_mode == RF_MODE_WRITETHROUGH ?
 			   READ_ONCE(rf_wt_load_ms) : READ_ONCE(rf_timeout_ms));
-	if (err) {
+	if (err == -ETIMEDOUT && rf_mode == RF_MODE_WRITETHROUGH) {
+		/* Not a failure: the short wait writethrough chose. */
+		atomic64_inc(&rf_stats.wt_load_timeouts);
+		rf_no_answer();
+	} else if (err) {
 		atomic64_inc(&rf_stats.remote_get_failures);
-		if (err == -ETIMEDOUT && rf_mode == RF_MODE_WRITETHROUGH)
-			rf_load_timed_out();
+	}
+	if (err) {
 		mempool_free(reply.buf, rf_reply_pool);
 		return err == -ENOTCONN || err == -ETIMEDOUT ||
 		       err == -ECONNRESET ? -EAGAIN : -ENOENT;
 	}
+	rf_answered();
 	rf_rtt_add(&rf_stats.get_rtt, t0);
 	got = rf_tmem_get_result(reply.status, reply.len);
 	if (!got) {
@@ -1015,7 +1035,6 @@ static int rf_get(unsigned int type, int r, pgoff_t offset, struct page *page)
 		goto failed;
 	}
 	mempool_free(reply.buf, rf_reply_pool);
-	atomic64_set(&rf_load_timeouts_in_row, 0);
 	atomic64_inc(&rf_stats.remote_get_hits);
 	return 0;
 
@@ -1028,6 +1047,8 @@ failed:
 static void rf_ahead_done(struct rf_pf_entry *e, int err, int got)
 {
 	/* A miss or a failure: the load asks again, the usual way. */
+	if (!err)
+		rf_answered();
 	rf_cc_pf_fill(e, !err && got == 1);
 	rf_async_put();
 }
@@ -1135,12 +1156,12 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 			    msecs_to_jiffies(READ_ONCE(rf_wt_load_ms)) :
 			    MAX_SCHEDULE_TIMEOUT);
 	if (err == -ETIMEDOUT) {
-		rf_load_timed_out();
+		atomic64_inc(&rf_stats.wt_load_timeouts);
+		rf_no_answer();
 		return err;
 	}
 	if (err)
 		return -ENOENT;
-	atomic64_set(&rf_load_timeouts_in_row, 0);
 	atomic64_inc(&rf_stats.remote_get_hits);
 	if (ahead)
 		atomic64_inc(&rf_stats.swap_prefetch_hits);
@@ -1395,6 +1416,7 @@ int rf_swap_init(void)
 {
 	int type, ret, r;
 
+	rf_answered();
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		for (r = 0; r < RF_MAX_REPLICAS; r++)
 			rf_types[type].pool_id[r] = -1;
