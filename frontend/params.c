@@ -55,7 +55,8 @@ static int rf_ms_set(const char *val, const struct kernel_param *kp)
 	if (ret || ms < min || ms > RF_TIMEOUT_MAX_MS) {
 		pr_err("%s=%.*s: give %u..%u%s\n", kp->name,
 		       (int)strcspn(val, "\n"), val, min, RF_TIMEOUT_MAX_MS,
-		       min ? "" : " (0: r2net's idle timeout)");
+		       kp->arg == &rf_timeout_ms ? " (0: r2net's idle timeout)" :
+		       kp->arg == &rf_server_wait_ms ? " (0: no wait)" : "");
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(unsigned int *)kp->arg, ms);

@@ -97,9 +97,12 @@ refused "cc_window=0: give 1..1024" target=$srv cc_window=0
 refused "cc_prefetch=999: give 0..256" target=$srv cc_prefetch=999 frontswap=0
 refused "swap_prefetch=257: give 0..256" target=$srv swap_prefetch=257
 refused "window_wait_ms=0: give 1..600000" target=$srv window_wait_ms=0
+refused "wt_load_ms=0: give 1..600000" target=$srv wt_load_ms=0
+refused "server_wait_ms=600001: give 0..600000" target=$srv server_wait_ms=600001
+refused "cc_index_max=16777217: give 256..16777216 pages" target=$srv cc_index_max=16777217
 refused "frontswap=0 and cleancache=0: nothing to do" target=$srv frontswap=0 cleancache=0
 refused "frontswap=1 but no swap device is active: swapon one first" target=$srv
-ok "no target, an unknown node, this node, a bad mode, bad windows, window waits and prefetch depths, nothing enabled and frontswap with no swap device are refused"
+ok "no target, an unknown node, this node, a bad mode, bad windows, waits, index bounds and prefetch depths, nothing enabled and frontswap with no swap device are refused"
 
 echo 0 > /proc/sys/vm/page-cluster
 swap_on
