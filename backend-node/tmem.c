@@ -56,6 +56,7 @@
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -80,6 +81,13 @@
 #define TMEM_EVICT_SCAN		512
 /* Evictions a put may run to get under a limit before it fails. */
 #define TMEM_ADMIT_ROUNDS	64
+/* Pages a round of that evicts when the machine's memory is low. */
+#define TMEM_LOW_EVICT		16
+/*
+ * A put's own allocations: a short reclaim, never the OOM killer or the
+ * reserves; failing, the put is refused.
+ */
+#define TMEM_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
 struct tmem_pool {
 	struct tmem_store *store;
@@ -124,6 +132,7 @@ struct tmem_store {
 	void *priv;			/* the data layer's, for the ops */
 	unsigned long max_frames;	/* 0: none; READ_ONCE */
 	unsigned long client_quota;	/* 0: none; READ_ONCE */
+	unsigned long min_avail;	/* 0: none; READ_ONCE */
 
 	rwlock_t pools_lock;		/* clients, their slots, shared, tag */
 	u32 tag;			/* next pool id's tag; 0: ids are slots */
@@ -151,6 +160,7 @@ struct tmem_store {
 	atomic_long_t evictions;
 	atomic_long_t reject_limit;
 	atomic_long_t reject_quota;
+	atomic_long_t reject_low_memory;
 };
 
 static struct kmem_cache *tmem_obj_cache;
@@ -244,7 +254,7 @@ static void tmem_obj_unlink(struct tmem_pool *pool, struct tmem_obj *obj)
 
 static struct tmem_obj *tmem_obj_alloc(struct tmem_pool *pool, const u64 *oid)
 {
-	struct tmem_obj *obj = kmem_cache_alloc(tmem_obj_cache, GFP_KERNEL);
+	struct tmem_obj *obj = kmem_cache_alloc(tmem_obj_cache, TMEM_GFP);
 
 	if (!obj)
 		return NULL;
@@ -946,7 +956,7 @@ int tmem_put_zpage(struct tmem_store *store, u8 node,
 		ret = err < 0 ? err : -TMEM_ENOMEM;
 		goto out;
 	}
-	pgp = kmem_cache_alloc(tmem_pgp_cache, GFP_KERNEL);
+	pgp = kmem_cache_alloc(tmem_pgp_cache, TMEM_GFP);
 	if (!pgp) {
 		ret = -TMEM_ENOMEM;
 		goto out;
@@ -1337,15 +1347,25 @@ static u64 tmem_client_total(struct tmem_store *store, u8 node)
 	return n;
 }
 
+/* Is the machine short of memory for its own work?  See tmem_set_limits(). */
+static bool tmem_memory_low(struct tmem_store *store)
+{
+	unsigned long min_avail = READ_ONCE(store->min_avail);
+
+	return min_avail && si_mem_available() < (long)min_avail;
+}
+
 /*
  * May @node put a page into @pool now?  Evicts ephemeral pages to get
- * under the limits; 0 or -TMEM_ENOMEM.  A duplicate put is held to the
- * limits too: it may need more room than the page it replaces.
+ * under the limits and above the memory the machine keeps for itself; 0
+ * or -TMEM_ENOMEM.  A duplicate put is held to the limits too: it may
+ * need more room than the page it replaces.
  */
 static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
 		      u8 node)
 {
-	bool over_quota, over_frames;
+	bool over_quota, over_frames, low;
+	unsigned long want;
 	int round;
 
 	for (round = 0; ; round++) {
@@ -1356,15 +1376,21 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
 		over_quota = quota && total >= quota;
 		over_frames = frames && store->ops->frames &&
 			      store->ops->frames(store->priv) >= frames;
-		if (!over_quota && !over_frames)
+		low = !over_quota && !over_frames && tmem_memory_low(store);
+		if (!over_quota && !over_frames && !low)
 			return 0;
-		/* Just enough for the quota; frames free up page by page. */
+		/*
+		 * Just enough for the quota; frames free up page by page, and
+		 * memory as whole frames empty: a batch at a time.
+		 */
+		want = over_quota ? total - quota + 1 :
+		       low ? TMEM_LOW_EVICT : 1;
 		if (round == TMEM_ADMIT_ROUNDS ||
-		    !tmem_evict_some(store, over_quota ? total - quota + 1 : 1,
-				     over_quota ? node : -1))
+		    !tmem_evict_some(store, want, over_quota ? node : -1))
 			break;
 	}
 	atomic_long_inc(over_quota ? &store->reject_quota :
+			low ? &store->reject_low_memory :
 			&store->reject_limit);
 	return -TMEM_ENOMEM;
 }
@@ -1375,15 +1401,19 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
  * @max_frames: page frames its data may hold (&tmem_data_ops.frames), or 0
  *	for no limit
  * @client_quota: pages one client may have stored, or 0 for no limit
+ * @min_avail: pages the machine keeps available for its own work
+ *	(si_mem_available(), MemAvailable), or 0 for no reserve: below it a
+ *	put first evicts ephemeral pages, then is refused
  *
  * Pages stored beyond new limits stay until eviction or flushes make room;
  * only puts are held to them.
  */
 void tmem_set_limits(struct tmem_store *store, unsigned long max_frames,
-		     unsigned long client_quota)
+		     unsigned long client_quota, unsigned long min_avail)
 {
 	WRITE_ONCE(store->max_frames, max_frames);
 	WRITE_ONCE(store->client_quota, client_quota);
+	WRITE_ONCE(store->min_avail, min_avail);
 }
 EXPORT_SYMBOL_GPL(tmem_set_limits);
 
@@ -1416,6 +1446,7 @@ void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st)
 	st->evictions = atomic_long_read(&store->evictions);
 	st->reject_limit = atomic_long_read(&store->reject_limit);
 	st->reject_quota = atomic_long_read(&store->reject_quota);
+	st->reject_low_memory = atomic_long_read(&store->reject_low_memory);
 }
 EXPORT_SYMBOL_GPL(tmem_stats_snapshot);
 

@@ -122,6 +122,8 @@ struct tmem_data_ops {
  * @evictions: ephemeral pages evicted (tmem_evict(), and puts at a limit)
  * @reject_limit: puts refused: the store's page frames at max_frames
  * @reject_quota: puts refused: their client at its quota
+ * @reject_low_memory: puts refused: the machine below the memory it keeps
+ *	for its own work (tmem_set_limits()'s @min_avail)
  */
 struct tmem_stats {
 	u64 eph_pages;
@@ -142,6 +144,7 @@ struct tmem_stats {
 	u64 evictions;
 	u64 reject_limit;
 	u64 reject_quota;
+	u64 reject_low_memory;
 };
 
 /**
@@ -192,7 +195,7 @@ int tmem_flush_object(struct tmem_store *store, u8 node,
 
 unsigned long tmem_evict(struct tmem_store *store, unsigned long nr);
 void tmem_set_limits(struct tmem_store *store, unsigned long max_frames,
-		     unsigned long client_quota);
+		     unsigned long client_quota, unsigned long min_avail);
 
 void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st);
 void tmem_client_stats(struct tmem_store *store, u8 node,

@@ -14,6 +14,7 @@
  */
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/prandom.h>
 #include <linux/rwsem.h>
@@ -1167,7 +1168,7 @@ static void st_quota_lru(struct st *t)
 	if (!st_pool(t, 1, false, false, NULL, 0) ||
 	    !st_pool(t, 2, false, false, NULL, 0))
 		return;
-	tmem_set_limits(t->store, 0, 10);
+	tmem_set_limits(t->store, 0, 10, 0);
 	for (i = 0; i < 5; i++) {
 		struct tmem_handle a = st_h(0, 1, i), b = st_h(0, 2, i);
 
@@ -1210,7 +1211,7 @@ static void st_quota_persistent(struct st *t)
 	if (!st_pool(t, 1, false, false, NULL, 0) ||
 	    !st_pool(t, 1, true, false, NULL, 1))
 		return;
-	tmem_set_limits(t->store, 0, 8);
+	tmem_set_limits(t->store, 0, 8, 0);
 	for (i = 0; i < 4; i++) {
 		h = st_h(0, 1, i);
 		if (!st_put(t, 1, &h, 1))
@@ -1239,7 +1240,7 @@ static void st_quota_persistent(struct st *t)
 	    !st_stat(t, pers_pages, 7))
 		return;
 	/* A higher quota lets puts in again. */
-	tmem_set_limits(t->store, 0, 9);
+	tmem_set_limits(t->store, 0, 9, 0);
 	if (!st_put(t, 1, &h, 3) || !st_hit(t, 1, &h, 3))
 		return;
 	h = st_h(1, 1, 8);
@@ -1259,7 +1260,7 @@ static void st_frame_limit(struct st *t)
 	if (!st_pool(t, 1, false, false, NULL, 0) ||
 	    !st_pool(t, 2, true, false, NULL, 0))
 		return;
-	tmem_set_limits(t->store, 6, 0);
+	tmem_set_limits(t->store, 6, 0, 0);
 	for (i = 0; i < 10; i++) {
 		h = st_h(0, 1, i);
 		if (!st_put(t, 1, &h, 1))
@@ -1282,6 +1283,49 @@ static void st_frame_limit(struct st *t)
 		if (!st_hit(t, 2, &h, 1))
 			return;
 	}
+}
+
+/*
+ * With less memory available than the machine keeps for itself, a put
+ * evicts every ephemeral page, then is refused, persistent or not; the
+ * persistent pages stay.  With the reserve gone, puts go in again.
+ */
+static void st_low_memory(struct st *t)
+{
+	struct tmem_handle h;
+	int i;
+
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1))
+		return;
+	for (i = 0; i < 20; i++) {
+		h = st_h(0, 1, i);
+		if (!st_put(t, 1, &h, 1))
+			return;
+		h = st_h(1, 1, i);
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	/* More than there is: the machine is always short of it. */
+	tmem_set_limits(t->store, 0, 0, totalram_pages() + 1);
+	h = st_h(1, 1, 20);
+	if (!st_put_refused(t, 1, &h, 1) || !st_stat(t, eph_pages, 0) ||
+	    !st_stat(t, evictions, 20) || !st_stat(t, reject_low_memory, 1) ||
+	    !st_stat(t, pers_pages, 20) || !st_miss(t, 1, &h))
+		return;
+	h = st_h(0, 1, 20);
+	if (!st_put_refused(t, 1, &h, 1) ||
+	    !st_stat(t, reject_low_memory, 2) || !st_stat(t, reject_limit, 0))
+		return;
+	for (i = 0; i < 20; i++) {
+		h = st_h(1, 1, i);
+		if (!st_hit(t, 1, &h, 1))
+			return;
+	}
+	tmem_set_limits(t->store, 0, 0, 0);
+	h = st_h(1, 1, 20);
+	if (st_put(t, 1, &h, 2))
+		st_hit(t, 1, &h, 2);
 }
 
 /* The table --------------------------------------------------------------- */
@@ -1312,6 +1356,7 @@ static const struct {
 	{ "quota-evicts-own-lru", st_quota_lru },
 	{ "quota-persistent-refused", st_quota_persistent },
 	{ "frame-limit", st_frame_limit },
+	{ "low-memory", st_low_memory },
 };
 
 int tmem_selftest(void)

@@ -46,8 +46,13 @@
 #define ZC_MAX_ZSIZE_MAX	ZCACHE_MAX_ZSIZE
 static_assert(XV_MAX_ALLOC_SIZE - ZC_LEN_SIZE == ZC_MAX_ZSIZE_MAX);
 
-/* Allocations for data: fail rather than reclaim hard, like zswap. */
-#define ZC_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM)
+/*
+ * Allocations for data: fail rather than reclaim hard, like zswap, and
+ * never take the reserves below the min watermark, which an allocation
+ * that cannot sleep would otherwise dip into.
+ */
+#define ZC_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM | \
+		 __GFP_NOMEMALLOC)
 
 static unsigned int max_zsize = PAGE_SIZE * 7 / 8;
 

@@ -136,7 +136,7 @@ static int rf_local_percent_set(const char *val, const struct kernel_param *kp)
 	}
 	WRITE_ONCE(rf_local_percent, pct);
 	if (rf_lstore) {
-		tmem_set_limits(rf_lstore, rf_local_max(), 0);
+		tmem_set_limits(rf_lstore, rf_local_max(), 0, 0);
 		rf_local_kick();
 	}
 	return 0;
@@ -641,7 +641,7 @@ int rf_local_init(void)
 	rf_lstore = tmem_store_create(&zcache_tmem_ops, rf_zc);
 	if (!rf_lstore)
 		goto err_zc;
-	tmem_set_limits(rf_lstore, rf_local_max(), 0);
+	tmem_set_limits(rf_lstore, rf_local_max(), 0, 0);
 	if (rf_rb_alloc())
 		goto err_store;
 	rf_lwq = alloc_workqueue("ramster_remotify", WQ_MEM_RECLAIM, 1);

@@ -12,7 +12,7 @@ duplicate-put-replaces duplicate-put-failure-flushes flush-page flush-object
 destroy-pool tagged-pool-ids unknown-pool pool-limit bad-flags shared-pool
 shared-persistent-refused lru-eviction client-gone client-away concurrency
 eviction-race
-quota-evicts-own-lru quota-persistent-refused frame-limit"
+quota-evicts-own-lru quota-persistent-refused frame-limit low-memory"
 
 insmod /lib/modules/ramster/r2net.ko || fail "insmod r2net.ko (ramster_backend needs it)"
 insmod $ko selftest=1
@@ -90,6 +90,15 @@ for bad in x -1 1.5; do
 	echo "$bad" 2>/dev/null > $m/max_pool_pages && fail "max_pool_pages took '$bad'"
 	echo "$bad" 2>/dev/null > $m/client_quota_pages && fail "client_quota_pages took '$bad'"
 done
+for bad in 51 -1 x; do
+	echo "$bad" 2>/dev/null > $m/min_avail_percent && fail "min_avail_percent took '$bad'"
+done
+[ "$(cat $m/min_avail_percent)" = 5 ] ||
+	fail "min_avail_percent is $(cat $m/min_avail_percent), want 5 after refused writes"
+dmesg | grep -q "ramster_backend: min_avail_percent: '51' refused: want 0..50" ||
+	fail "min_avail_percent refused 51 without saying the range"
+echo 0 > $m/min_avail_percent && echo 5 > $m/min_avail_percent ||
+	fail "min_avail_percent refused 0 or 5"
 [ "$(cat $m/max_pool_percent)" = 50 ] || fail "max_pool_percent changed by refused writes"
 dmesg | grep -q "ramster_backend: max_pool_percent: '101' refused: want 1..100" ||
 	fail "max_pool_percent refused 101 without saying the range"
@@ -101,7 +110,7 @@ for bad in x -1 86400001; do
 done
 [ "$(cat $m/client_grace_ms)" = 60000 ] || fail "client_grace_ms changed by refused writes"
 echo 5000 > $m/client_grace_ms || fail "client_grace_ms refused 5000"
-ok "limits default to 50% of RAM, no page limit, no quota; bad values refused and logged; good ones taken"
+ok "limits default to 50% of RAM, no page limit, no quota, 5% of RAM kept available; bad values refused and logged; good ones taken"
 rmmod ramster_backend || fail "rmmod ramster_backend"
 rmmod r2net || fail "rmmod r2net"
 ok "loads and unloads without the self-test"
