@@ -101,8 +101,9 @@ not_up_for() {
 
 # serve_clients: a memory server's job: serve_start, then serve_finish.
 # serve_start: load the backend.  serve_finish: serve until every other
-# node has let go of r2net for 10 s running, unload the backend, and set
-# served_line to its "served:" line (counts of what it did).
+# node has let go of r2net for 10 s running, run before_rmmod if the job
+# defines it, unload the backend, and set served_line to its "served:"
+# line (counts of what it did).
 serve_clients() {
 	serve_start
 	serve_finish
@@ -120,6 +121,7 @@ serve_finish() {
 	done
 	# What is gone with the module: how many pages the store evicted.
 	evicted=$(cat /sys/kernel/debug/ramster_backend/evictions)
+	! command -v before_rmmod >/dev/null || before_rmmod
 	rmmod ramster_backend || fail "rmmod ramster_backend"
 	served_line=$(dmesg | grep 'ramster_backend: served:' | tail -n 1)
 	[ -n "$served_line" ] || fail "ramster_backend logged no 'served:' line"
@@ -233,4 +235,48 @@ fe_pool_ready() {
 # shared one), N made so far.
 cc_pool_ready() {
 	fe_pool_ready cleancache_pools "server pool [0-9]* ${2:-}" cc_pools_created "$1"
+}
+
+# stall_watch FUNC: in the background (pid in $stall_pid), call FUNC
+# every 0.5 s; it sets sw_v to a count of progress (pages swapped, say).
+# From its first move on, when the count stands still for 3 s or more,
+# what was stuck is noted once in /run/stall.txt (r2net's and TCP's
+# counters, the stacks of the r2net threads and workers and of every
+# task in D state), and when it moves again "S ms without progress,
+# ending at T ms" goes to /run/stalls.
+stall_watch() {
+	: > /run/stalls
+	(
+		$1
+		last=$sw_v moved=0
+		while sleep 0.5; do
+			$1
+			ms_now
+			if [ "$sw_v" != "$last" ]; then
+				[ $moved = 1 ] && [ $((ms - since)) -ge 3000 ] &&
+					echo "$((ms - since)) ms without progress, ending at $ms ms" >> /run/stalls
+				last=$sw_v since=$ms moved=1
+			elif [ $moved = 1 ] && [ $((ms - since)) -ge 3000 ] &&
+				[ ! -s /run/stall.txt ]; then
+				stall_dump > /run/stall.txt 2>&1
+			fi
+		done
+	) &
+	stall_pid=$!
+}
+
+# stall_dump: what r2net, TCP and the tasks that wait look like now.
+stall_dump() {
+	ms_now
+	echo "at $ms ms: $(awk '/^MemAvailable:/ { print $2 " kB available" }' /proc/meminfo)"
+	for f in $r2n/nodes/*; do echo "$f: $(tr '\n' ' ' < $f)"; done
+	grep -A1 '^Tcp:' /proc/net/snmp | tail -n 1
+	for p in /proc/[0-9]*; do
+		read -r _ c s _ < $p/stat 2>/dev/null || continue
+		case "$c $s" in
+		*r2net* | *" D")
+			echo "$c $s: $(sed 's/+0x[0-9a-f/x]*//' $p/stack 2>/dev/null | awk '{ printf "%s ", $2 }')"
+			;;
+		esac
+	done
 }
