@@ -99,9 +99,13 @@ insmod $ko/ramster_frontend.ko target=$srv $args ||
 	fail "insmod ramster_frontend target=$srv $args"
 fe_pool_ready swap_pools "swap type 0 pool [0-9]" pools_created 1
 
-# Pages swapped in or out, from the disk or the server.
+# Pages swapped in or out, from the disk or the server; no process is
+# started (one would wait for memory like the workload).
 swapped() {
-	sw_v=$(awk '$1 == "pswpin" || $1 == "pswpout" { n += $2 } END { print n }' /proc/vmstat)
+	sw_v=0
+	while read -r k v; do
+		case $k in pswpin | pswpout) sw_v=$((sw_v + v)) ;; esac
+	done < /proc/vmstat
 	read -r l < /sys/kernel/debug/frontswap/loads
 	read -r st < /sys/kernel/debug/frontswap/succ_stores
 	sw_v=$((sw_v + l + st))
