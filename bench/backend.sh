@@ -38,7 +38,7 @@ server=$(node_names "$cluster" | head -n 1)
 bench_need "$initrd" lib/modules/ramster/r2net.ko \
 	lib/modules/ramster/ramster_backend.ko lib/modules/ramster/zbench.ko \
 	jobs/bench-backend.sh
-clock=$(bench_clock)
+clock=$(tsc_clock)
 tsc_khz=${clock#tsc_early_khz=}
 tsc_khz=${tsc_khz%% *}
 

@@ -1,4 +1,4 @@
-# bench/lib.sh - what the benches share: the guest clock, the image check,
+# bench/lib.sh - what the benches share: the image check,
 # and one boot of a cluster followed to its verdict.  Sourced by a bench
 # after tests/lib/libvirt.sh and tests/lib/guest.sh; it sets $bench_name
 # (for messages) and defines show LINE (one results line as progress).
@@ -51,23 +51,6 @@ bench_need()
 		echo "$have" | grep -qx "\./$f\|$f" ||
 			bench_die "$f is not in $img; put it in the image (Makefile MODULES or GUEST_BINS) and run 'make all'"
 	done
-}
-
-# bench_clock: kernel arguments that give the guest the host's TSC rate.
-# Under TCG the guest's TSC runs at the host's rate, but its calibration
-# against the PIT often fails when the host is busy, and the clocksource
-# watchdog, comparing it with jiffies that lose ticks, throws it out: the
-# guest falls back to jiffies (4 ms steps).  Tell it the rate and to trust
-# its TSC.
-bench_clock()
-{
-	local mhz
-
-	mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
-		-e 's/.*tsc: Detected \([0-9.]*\) MHz TSC.*/\1/p' \
-		-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
-	[ -n "$mhz" ] || mhz=$(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
-	awk -v m="$mhz" 'BEGIN { printf "tsc_early_khz=%d tsc=reliable", m * 1000 }'
 }
 
 # bench_down: take down the cluster bench_once brought up, if it is still

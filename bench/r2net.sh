@@ -36,7 +36,7 @@ server=$(awk '/^node:/ { n = "" } $1 == "name" { n = $3 }
 	$1 == "role" && $3 == "memory-server" { print n; exit }' "$cluster")
 measurer=$(awk '/^node:/ { n = "" } $1 == "name" { n = $3 }
 	$1 == "role" && $3 == "client" { print n; exit }' "$cluster")
-clock=$(bench_clock)
+clock=$(tsc_clock)
 tsc_khz=${clock#tsc_early_khz=}
 tsc_khz=${tsc_khz%% *}
 

@@ -55,7 +55,7 @@ iops=$(awk '$1 == "disk_iops" { print $3; exit }' "$swapc")
 mbps=$(awk '$1 == "disk_mbps" { print $3; exit }' "$swapc")
 [ -n "$iops" ] && [ -n "$mbps" ] ||
 	bench_die "$swapc gives its client no disk_iops and disk_mbps"
-clock=$(bench_clock)
+clock=$(tsc_clock)
 swap_initrd=$initrd
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 	"$top/scripts/deps.sh" linux-perf

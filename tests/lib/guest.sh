@@ -118,6 +118,23 @@ verdict()
 	return 0
 }
 
+# tsc_clock: kernel arguments that give the guest the host's TSC rate.
+# Under TCG the guest's TSC runs at the host's rate, but its calibration
+# against the PIT often fails when the host is busy, and the clocksource
+# watchdog, comparing it with jiffies that lose ticks, throws it out: the
+# guest falls back to jiffies (4 ms steps).  Tell it the rate and to trust
+# its TSC.
+tsc_clock()
+{
+	local mhz
+
+	mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
+		-e 's/.*tsc: Detected \([0-9.]*\) MHz TSC.*/\1/p' \
+		-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | head -n 1)
+	[ -n "$mhz" ] || mhz=$(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
+	awk -v m="$mhz" 'BEGIN { printf "tsc_early_khz=%d tsc=reliable", m * 1000 }'
+}
+
 # run_cluster FILE [ramster-cluster options...]: boot the cluster with the
 # given jobs, wait for every node's verdict, take it down, and succeed
 # only when every node passed.  The state directory stays for inspection.
