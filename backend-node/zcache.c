@@ -47,12 +47,11 @@
 static_assert(XV_MAX_ALLOC_SIZE - ZC_LEN_SIZE == ZC_MAX_ZSIZE_MAX);
 
 /*
- * Allocations for data: fail rather than reclaim hard, like zswap, and
- * never take the reserves below the min watermark, which an allocation
- * that cannot sleep would otherwise dip into.
+ * Allocations for data: fail rather than reclaim hard, like zswap.  The
+ * client's local tier stores in reclaim, which may take the reserves; a
+ * memory server keeps its own margin above them (tmem_set_limits()).
  */
-#define ZC_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM | \
-		 __GFP_NOMEMALLOC)
+#define ZC_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM)
 
 static unsigned int max_zsize = PAGE_SIZE * 7 / 8;
 
