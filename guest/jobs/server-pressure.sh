@@ -11,14 +11,15 @@
 # failure, warning or OOM report.  A sampler notes the least memory
 # available and the most pages stored.
 #
+# Second client, writethrough with fetch-ahead: writes files as big as
+# its RAM on its data disk and reads them (cleancache: ephemeral puts),
+# then swaps $mib MiB while it reads them again, every page checked.
 # First client, mode none (a page the server took is on the server
-# only): swaps $mib MiB with swapcheck, every page checked; a refused put
-# goes to its swap disk.  Second client, writethrough with fetch-ahead:
-# writes files as big as its RAM on its data disk and reads them
-# twice (cleancache: ephemeral puts), every page checked, while it swaps
-# $mib MiB too.  Each reports its longest gap in swap progress, and
-# notes any time of 3 s or more when no page was swapped in or out, with
-# what r2net, TCP and the waiting tasks looked like (stall_watch).
+# only): once the other has read its files, swaps $mib MiB with
+# swapcheck, every page checked; a refused put goes to its swap disk.
+# Each reports its longest gap in swap progress, and notes any time of
+# 3 s or more when no page was swapped in or out, with what r2net, TCP
+# and the waiting tasks looked like (stall_watch).
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
@@ -46,7 +47,8 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	(
 		lo=$(avail_mib) hi=0
 		while sleep 1; do
-			a=$(avail_mib) s=$(cat $b/stored_pages)
+			a=$(avail_mib)
+			read -r s < $b/stored_pages
 			[ $a -lt $lo ] && lo=$a
 			[ $s -gt $hi ] && hi=$s
 			echo "$lo $hi" > /run/samples
@@ -59,9 +61,13 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 			printf '%s %s ' $k "$(cat $b/$k)"
 		done
 	}
-	before_rmmod() { echo "store: $(counts)" > /run/counts; }
+	# The sampler reads the backend's files: it ends before the unload.
+	before_rmmod() {
+		kill $sampler
+		wait $sampler
+		echo "store: $(counts)" > /run/counts
+	}
 	serve_finish
-	kill $sampler
 	cat /run/counts
 	read -r lo hi < /run/samples
 	kill -USR1 $hold
@@ -111,8 +117,12 @@ swapped() {
 	sw_v=$((sw_v + l + st))
 }
 stall_watch swapped
-swapcheck pressure $mib 1 > /run/sc.out 2>&1 &
-sc=$!
+# The second client's files go first, so that the server holds
+# ephemeral pages when the swapping fills it, and at its reserve each
+# put evicts older ones; it tells the first client (busybox httpd on
+# the cluster's bridge), which then swaps while it reads them again and
+# swaps too.
+port=8077
 if [ $cc = 1 ]; then
 	cc_pool_ready 1
 	t0=$(now_ms)
@@ -120,12 +130,29 @@ if [ $cc = 1 ]; then
 		fcheck write $d/f$f $f 0 $pages 1 || fail "cannot write $d/f$f"
 	done
 	drop
-	for r in 1 2; do
-		for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
-		drop
-	done
+	for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
+	drop
+	[ "$(c cc_puts)" -gt 0 ] || fail "no clean page was put"
+	mkdir -p /run/www
+	echo ready > /run/www/ready
+	httpd -p $port -h /run/www || fail "httpd -p $port"
+	swapcheck pressure $mib 1 > /run/sc.out 2>&1 &
+	sc=$!
+	for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
+	drop
 	ok "files written and read twice, every page checked, in $((($(now_ms) - t0) / 1000)) s;" \
 		"$(c cc_puts) pages put, $(c cc_get_hits) came back"
+else
+	ip=$(awk -v f="$me" '/^node:/ { n = ""; a = "" } $1 == "number" { n = $3 }
+		$1 == "ip_address" { a = $3 } n != "" && n != f && n != "'$srv'" && a != "" { print a; exit }' /etc/ramster.conf)
+	t=0
+	until wget -q -O /run/ready "http://$ip:$port/ready" 2>/dev/null; do
+		t=$((t + 1))
+		[ $t -le 600 ] || fail "the other client ($ip) did not say its files were read in 600 s"
+		sleep 1
+	done
+	swapcheck pressure $mib 1 > /run/sc.out 2>&1 &
+	sc=$!
 fi
 wait $sc || { cat /run/sc.out; fail "swapped pages came back wrong"; }
 kill $stall_pid
