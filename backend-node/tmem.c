@@ -84,8 +84,8 @@
 /* Pages a round of that evicts when the machine's memory is low. */
 #define TMEM_LOW_EVICT		16
 /*
- * A put's own allocations: a short reclaim, never the OOM killer or the
- * reserves; failing, the put is refused.
+ * A put's own allocations: a short reclaim, never the OOM killer;
+ * failing, the put is refused.
  */
 #define TMEM_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
