@@ -21,9 +21,10 @@
  * page entered beyond that takes out two of the oldest object's, lowest
  * index first (a file read in order put those first).  A page taken out
  * so may still be on the server; its get is a local miss, as any page's
- * not in the index.  The bound also bounds how long a pool's destruction
- * keeps interrupts off (cc_index_destroy_max_us says the longest walk, of
- * a pool or of a file's object).
+ * not in the index.  Forgetting a pool or a file's object takes its
+ * objects out under the lock and frees their pages after it, so
+ * interrupts stay off only for a walk of the object list, at most
+ * cc_index_max long (cc_index_destroy_max_us says the longest walk).
  * A put that failed may still be on the server (an answer that came too
  * late), and a failure that comes back after a later put of the same
  * page was queued takes that page out too.  Neither can serve old data:
@@ -78,13 +79,34 @@ static struct rf_cc_obj *rf_cc_obj_find(int pool, const struct tmem_handle *h)
 	return NULL;
 }
 
-static void rf_cc_obj_free(struct rf_cc_obj *obj)
+/* Out of the index, under rf_cc_index_lock; its fifo link is then free. */
+static void rf_cc_obj_unlink(struct rf_cc_obj *obj)
 {
 	atomic64_sub(obj->nr, &rf_stats.cc_index_pages);
 	hash_del(&obj->node);
 	list_del(&obj->fifo);
+}
+
+/* An object no one can find any more: its pages and itself. */
+static void rf_cc_obj_destroy(struct rf_cc_obj *obj)
+{
 	xa_destroy(&obj->pages);
 	kmem_cache_free(rf_cc_obj_cache, obj);
+}
+
+static void rf_cc_obj_free(struct rf_cc_obj *obj)
+{
+	rf_cc_obj_unlink(obj);
+	rf_cc_obj_destroy(obj);
+}
+
+/* Free what rf_cc_obj_unlink() took out onto @gone, after the lock. */
+static void rf_cc_objs_destroy(struct list_head *gone)
+{
+	struct rf_cc_obj *obj, *tmp;
+
+	list_for_each_entry_safe(obj, tmp, gone, fifo)
+		rf_cc_obj_destroy(obj);
 }
 
 /*
@@ -224,9 +246,11 @@ void rf_cc_index_del_object(int pool, const struct tmem_handle *h)
 	t0 = ktime_get_ns();
 	obj = rf_cc_obj_find(pool, h);
 	if (obj)
-		rf_cc_obj_free(obj);
+		rf_cc_obj_unlink(obj);
 	rf_cc_index_walked(t0);
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+	if (obj)
+		rf_cc_obj_destroy(obj);
 }
 
 /* Every page of a pool that is destroyed or goes stale. */
@@ -234,15 +258,20 @@ void rf_cc_index_del_pool(int pool)
 {
 	struct rf_cc_obj *obj, *tmp;
 	unsigned long flags;
+	LIST_HEAD(gone);
 	u64 t0;
 
 	spin_lock_irqsave(&rf_cc_index_lock, flags);
 	t0 = ktime_get_ns();
-	list_for_each_entry_safe(obj, tmp, &rf_cc_fifo, fifo)
-		if (obj->pool == pool)
-			rf_cc_obj_free(obj);
+	list_for_each_entry_safe(obj, tmp, &rf_cc_fifo, fifo) {
+		if (obj->pool != pool)
+			continue;
+		rf_cc_obj_unlink(obj);
+		list_add(&obj->fifo, &gone);
+	}
 	rf_cc_index_walked(t0);
 	spin_unlock_irqrestore(&rf_cc_index_lock, flags);
+	rf_cc_objs_destroy(&gone);
 }
 
 int rf_cc_index_init(void)
