@@ -72,8 +72,7 @@ srv=$(memory_server)
 first=$(awk '/^node:/ { n = ""; c = 0; next } /^[a-z]+:/ { c = 0 }
 	$1 == "number" { n = $3 } $1 == "role" && $3 == "client" { c = 1 }
 	c && n != "" { print n; c = 0 }' /etc/ramster.conf | sort -n | head -n 1)
-ip1=$(awk -v f="$first" '/^node:/ { n = ""; a = "" } $1 == "number" { n = $3 }
-	$1 == "ip_address" { a = $3 } n == f && a != "" { print a; exit }' /etc/ramster.conf)
+ip1=$(node_ip "$first")
 [ -n "$first" ] && [ -n "$ip1" ] || fail "no client with an address in /etc/ramster.conf"
 dev=
 for b in /sys/block/vd*; do
@@ -140,12 +139,7 @@ if [ "$me" = "$first" ]; then
 	umount $d || fail "umount $d"
 	ok "the other client is done; f1 still reads right"
 else
-	t=0
-	until wget -q -O /run/ready "http://$ip1:$port/ready" 2>/dev/null; do
-		t=$((t + 1))
-		[ $t -le 1800 ] || fail "node $first did not say it was ready in 1800 s"
-		sleep 1
-	done
+	wait_ready "$first" $port 1800
 	# Nothing this node read of the disk before node $first wrote it.
 	echo 3 > /proc/sys/vm/drop_caches
 	ro_mount

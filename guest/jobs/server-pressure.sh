@@ -143,14 +143,8 @@ if [ $cc = 1 ]; then
 	ok "files written and read twice, every page checked, in $((($(now_ms) - t0) / 1000)) s;" \
 		"$(c cc_puts) pages put, $(c cc_get_hits) came back"
 else
-	ip=$(awk -v f="$me" '/^node:/ { n = ""; a = "" } $1 == "number" { n = $3 }
-		$1 == "ip_address" { a = $3 } n != "" && n != f && n != "'$srv'" && a != "" { print a; exit }' /etc/ramster.conf)
-	t=0
-	until wget -q -O /run/ready "http://$ip:$port/ready" 2>/dev/null; do
-		t=$((t + 1))
-		[ $t -le 600 ] || fail "the other client ($ip) did not say its files were read in 600 s"
-		sleep 1
-	done
+	for p in $peers; do [ "$p" = "$srv" ] || other=$p; done
+	wait_ready "$other" $port 600
 	swapcheck pressure $mib 1 > /run/sc.out 2>&1 &
 	sc=$!
 fi

@@ -73,6 +73,26 @@ first_client() {
 		s && n != "" { print n; exit }' /etc/ramster.conf
 }
 
+# node_ip NODE: the cluster address of node number NODE.
+node_ip() {
+	awk -v f="$1" '/^node:/ { n = ""; a = "" } $1 == "number" { n = $3 }
+		$1 == "ip_address" { a = $3 } n == f && a != "" { print a; exit }' /etc/ramster.conf
+}
+
+# wait_ready NODE PORT SECONDS: until NODE serves /ready on PORT (busybox
+# httpd over the cluster's bridge: one client telling another it is done
+# with a step); fail after SECONDS.
+wait_ready() {
+	wr_ip=$(node_ip "$1")
+	[ -n "$wr_ip" ] || fail "no address for node $1 in /etc/ramster.conf"
+	t=0
+	until wget -q -O /run/ready "http://$wr_ip:$2/ready" 2>/dev/null; do
+		t=$((t + 1))
+		[ $t -le "$3" ] || fail "node $1 ($wr_ip) did not say it was ready in $3 s"
+		sleep 1
+	done
+}
+
 # tc_pool NODE persistent|ephemeral: create a pool once the server has
 # its tmem handlers (r2net answers -EOPNOTSUPP until it loads the
 # backend); sets P to its id.
