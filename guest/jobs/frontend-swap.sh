@@ -211,8 +211,9 @@ ok "$(cat /run/sc.out); $hits of $loads loads found their page fetched ahead; of
 
 # The local tier (local_pool_percent, set at run time): pages are kept
 # compressed here first, and the oldest go to the server in batches.  The
-# first client only: the other's job ends, and this one has the host's
-# CPUs to itself sooner.  local_step=0 skips it (frontend-stock).
+# first client runs it while the others run the low-memory step below,
+# so that the two steps take the time of one.  local_step=0 skips it
+# (frontend-stock).
 if [ -z "${local_step:-}" ]; then
 	local_step=0
 	[ "$(first_client)" = "$RAMSTER_NUMBER" ] && local_step=1
@@ -244,9 +245,15 @@ fi
 # Below the min watermarks stores are refused and the disk takes the
 # pages: the reserves are for receiving.  A min_free_kbytes of a fifth of
 # RAM keeps reclaim there; every page must still come back right.  320
-# MiB, a quarter more than the client's RAM, whatever $mib is; low_step=0
-# skips the step (frontend-stock: the client's side is tested here).
-low_step=${low_step:-1}
+# MiB, a quarter more than the client's RAM, whatever $mib is.  Every
+# client but the first (which runs the local tier's step) runs it, or
+# the only one; low_step=0 skips the step (frontend-stock: the client's
+# side is tested here).
+if [ -z "${low_step:-}" ]; then
+	low_step=1
+	[ "$local_step" != 0 ] &&
+		[ "$(grep -c 'role = client' /etc/ramster.conf)" -gt 1 ] && low_step=0
+fi
 if [ "$low_step" != 0 ]; then
 	low=$(cat $fe/stores_low_memory) mfk=$(cat /proc/sys/vm/min_free_kbytes)
 	awk '$1 == "MemTotal:" { print int($2 / 5) }' /proc/meminfo > /proc/sys/vm/min_free_kbytes

@@ -79,16 +79,16 @@ node_ip() {
 		$1 == "ip_address" { a = $3 } n == f && a != "" { print a; exit }' /etc/ramster.conf
 }
 
-# wait_ready NODE PORT SECONDS: until NODE serves /ready on PORT (busybox
-# httpd over the cluster's bridge: one client telling another it is done
-# with a step); fail after SECONDS.
+# wait_ready NODE PORT SECONDS [NAME]: until NODE serves /NAME (default
+# ready) on PORT (busybox httpd over the cluster's bridge: one client
+# telling another it is done with a step); fail after SECONDS.
 wait_ready() {
 	wr_ip=$(node_ip "$1")
 	[ -n "$wr_ip" ] || fail "no address for node $1 in /etc/ramster.conf"
 	t=0
-	until wget -q -O /run/ready "http://$wr_ip:$2/ready" 2>/dev/null; do
+	until wget -q -O /run/ready "http://$wr_ip:$2/${4:-ready}" 2>/dev/null; do
 		t=$((t + 1))
-		[ $t -le "$3" ] || fail "node $1 ($wr_ip) did not say it was ready in $3 s"
+		[ $t -le "$3" ] || fail "node $1 ($wr_ip) did not say ${4:-ready} in $3 s"
 		sleep 1
 	done
 }
@@ -107,14 +107,24 @@ tc_pool() {
 	P=$(tval status)
 }
 
-# not_up_for NODE SECONDS LIMIT: until r2net has not seen NODE up for
-# SECONDS in a row; fail after LIMIT seconds.
+# not_up_for "NODE..." SECONDS LIMIT: until r2net has not seen any of
+# the NODEs up for SECONDS in a row, each counted on its own, all in
+# one wait; fail after LIMIT seconds.
 not_up_for() {
-	gone=0 t=0
-	while [ $gone -lt "$2" ]; do
+	t=0
+	for n in $1; do eval "gone_$n=0"; done
+	while :; do
+		left=
+		for n in $1; do
+			eval "g=\$gone_$n"
+			[ "$g" -ge "$2" ] && continue
+			if [ "$(nstat "$n" state)" = up ]; then g=0; else g=$((g + 1)); fi
+			eval "gone_$n=$g"
+			[ "$g" -ge "$2" ] || left="$left $n"
+		done
+		[ -n "$left" ] || return 0
 		t=$((t + 1))
-		[ $t -le "$3" ] || { diag; fail "node $1 still up after $3 s"; }
-		if [ "$(nstat "$1" state)" = up ]; then gone=0; else gone=$((gone + 1)); fi
+		[ $t -le "$3" ] || { diag; fail "node(s)$left still up after $3 s"; }
 		sleep 1
 	done
 }
@@ -135,10 +145,8 @@ serve_start() {
 }
 
 serve_finish() {
-	for p in $peers; do
-		not_up_for "$p" 10 6000
-		ok "node $p is done: r2net has not seen it up for 10 s"
-	done
+	not_up_for "$peers" 10 6000
+	ok "node(s) $(echo $peers) done: r2net has not seen them up for 10 s"
 	# What is gone with the module: how many pages the store evicted.
 	evicted=$(cat /sys/kernel/debug/ramster_backend/evictions)
 	! command -v before_rmmod >/dev/null || before_rmmod

@@ -7,8 +7,9 @@
 # and come back from it; the first client then runs it again through the
 # local tier (local_pool_percent), whose pages go on to ms0 in batches,
 # and sees held pages read back from the tier with no GET, and sent on
-# when the tier is set to 0; swapoff destroys its pool and the module
-# unloads.  ms0 keeps each one's pool apart and checks what its handlers
+# when the tier is set to 0, while the second runs it with little free
+# memory and sees stores refused below the min watermarks; swapoff
+# destroys each pool and the module unloads.  ms0 keeps each one's pool apart and checks what its handlers
 # counted.  On the fast kernel: some 500 000 pages move.
 set -eu
 . "$(dirname "$0")/../lib/guest.sh"
