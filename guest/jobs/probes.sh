@@ -1,12 +1,12 @@
 # probes: the probe backend's jobs one after another in one boot (a debug
 # guest's boot and kmemleak scan cost a minute each): probe-writethrough,
-# probe-sigbus, probe-swap, probe-cleancache.  Between two, swap goes
+# probe-sigbus, probe-race, probe-swap, probe-cleancache.  Between two, swap goes
 # off, frontswap lets the probe go and it is unloaded, so that the next
 # loads it with its own knobs.  frontswap's failed_loads counts on across
 # them: writethrough loses none, sigbus one.  probe-swap leaves zswap
 # the frontswap slot, and cleancache keeps its backend for good: they
 # come last.
-for part in probe-writethrough probe-sigbus probe-swap probe-cleancache; do
+for part in probe-writethrough probe-sigbus probe-race probe-swap probe-cleancache; do
 	( . /jobs/$part.sh ) || fail "$part failed (see above)"
 	ok "$part passed"
 	[ $part = probe-cleancache ] && break

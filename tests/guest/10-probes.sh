@@ -6,7 +6,9 @@
 # probe can unregister only when it holds no pages, and then zswap can
 # take the slot; ext4's page cache reaches cleancache put and get with
 # the right data, and no old copy comes back after an overwrite,
-# truncate, rename or delete.  (guest/jobs/probes.sh and its parts.)
+# truncate, rename or delete; a probe that registers while swapoff runs
+# is told of the device's end whenever it was told of the device.
+# (guest/jobs/probes.sh and its parts.)
 set -eu
 . "$(dirname "$0")/../lib/guest.sh"
 run_job "$top/tests/clusters/solo.cluster" probes
