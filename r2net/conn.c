@@ -89,6 +89,12 @@ bool r2net_node_connected(u8 node)
 }
 EXPORT_SYMBOL_GPL(r2net_node_connected);
 
+unsigned int r2net_idle_timeout_ms(void)
+{
+	return READ_ONCE(r2net_info.idle_timeout_ms);
+}
+EXPORT_SYMBOL_GPL(r2net_idle_timeout_ms);
+
 /*
  * Stop the connection: senders fail from now on and the receive thread
  * wakes up to tear it down.  Any context that may sleep.  The socket is

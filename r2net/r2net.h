@@ -164,6 +164,13 @@ int r2net_local_node(void);
 bool r2net_node_connected(u8 node);
 
 /*
+ * The cluster's idle timeout: a peer that hears nothing from this node
+ * for that long takes the connection for dead (both ends have the same:
+ * the handshake checks it).
+ */
+unsigned int r2net_idle_timeout_ms(void);
+
+/*
  * Node events.  up runs when the connection to a node has completed its
  * handshake, down when it has gone (after every request on it has been
  * completed with an error).  Both run in process context, one at a time,
