@@ -8,6 +8,8 @@
  * went: node events come from a work item, so a client can be back, and
  * using its pools, before its up event cancels the timer, or while the
  * timer's work already runs.  A node back up within it cancels the timer.
+ * The shared pools a node is in are emptied when it goes down: flushes it
+ * queued for them may never come (tmem_client_gone_shared()).
  */
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
@@ -83,6 +85,9 @@ static void backend_client_down(u8 node, void *data)
 
 	atomic64_inc(&clients_downs);
 	tmem_client_away(clients_store, node);
+	if (tmem_client_gone_shared(clients_store, node))
+		pr_info("node %u: down; emptied the shared pools it is in\n",
+			node);
 	if (!mod_delayed_work(system_wq, &clients[node].gone,
 			      msecs_to_jiffies(ms)))
 		atomic_inc(&clients_pending);

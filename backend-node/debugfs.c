@@ -12,7 +12,7 @@
  *   clients), objects, pools, shared_pools, puts, put_failures, dup_puts,
  *   dup_put_flushes, get_hits, get_misses, get_errors, flush_pages,
  *   flush_objects, flushed_pages, evictions, reject_limit,
- *   reject_quota, reject_low_memory			the tmem store's
+ *   reject_quota, reject_low_memory, shared_emptied	the tmem store's
  *
  *   clients_downs, clients_returns, clients_freed,
  *   clients_pending					the grace period's
@@ -58,6 +58,7 @@ static const struct backend_counter backend_counters[] = {
 	TM(dup_put_flushes), TM(get_hits), TM(get_misses), TM(get_errors),
 	TM(flush_pages), TM(flush_objects), TM(flushed_pages), TM(evictions),
 	TM(reject_limit), TM(reject_quota), TM(reject_low_memory),
+	TM(shared_emptied),
 	CL(downs), CL(returns), CL(freed), CL(pending),
 };
 

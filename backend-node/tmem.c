@@ -161,6 +161,7 @@ struct tmem_store {
 	atomic_long_t reject_limit;
 	atomic_long_t reject_quota;
 	atomic_long_t reject_low_memory;
+	atomic_long_t shared_emptied;
 };
 
 static struct kmem_cache *tmem_obj_cache;
@@ -464,16 +465,11 @@ static void tmem_pool_put(struct tmem_pool *pool)
 	kfree(pool);
 }
 
-/* Mark the pool dead and free all its objects and pages. */
-static void tmem_pool_flush_all(struct tmem_store *store,
-				struct tmem_pool *pool)
+/* Free all of a pool's objects and pages; it may take puts again. */
+static void tmem_pool_empty(struct tmem_store *store, struct tmem_pool *pool)
 {
 	struct tmem_obj *obj;
 	int i;
-
-	write_lock(&pool->lock);
-	pool->dead = true;
-	write_unlock(&pool->lock);
 
 	for (i = 0; i < TMEM_OBJ_HASH_BUCKETS; i++) {
 		for (;;) {
@@ -490,6 +486,16 @@ static void tmem_pool_flush_all(struct tmem_store *store,
 			tmem_obj_destroy(store, pool, obj);
 		}
 	}
+}
+
+/* Mark the pool dead and free all its objects and pages. */
+static void tmem_pool_flush_all(struct tmem_store *store,
+				struct tmem_pool *pool)
+{
+	write_lock(&pool->lock);
+	pool->dead = true;
+	write_unlock(&pool->lock);
+	tmem_pool_empty(store, pool);
 }
 
 /* The lowest free slot of a client, or -TMEM_EPERM. */
@@ -801,6 +807,43 @@ void tmem_client_away(struct tmem_store *store, u8 node)
 		store->clients[node]->away = true;
 	write_unlock(&store->pools_lock);
 }
+
+/**
+ * tmem_client_gone_shared() - empty the shared pools a gone client is in
+ * @store: the store
+ * @node: a client the network lost
+ *
+ * Flushes of pages it wrote may have been on their way, and will never
+ * come: the other clients could get those pages, older than their disk.
+ * So each shared pool it is in is emptied for everyone.  It stays in
+ * them until it leaves or its pools are destroyed.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of shared pools emptied.
+ */
+int tmem_client_gone_shared(struct tmem_store *store, u8 node)
+{
+	struct tmem_pool *pools[TMEM_MAX_POOLS_PER_CLIENT];
+	struct tmem_client *client;
+	int id, n = 0;
+
+	read_lock(&store->pools_lock);
+	client = store->clients[node];
+	for (id = 0; client && id < TMEM_MAX_POOLS_PER_CLIENT; id++) {
+		if (client->pools[id] && client->pools[id]->shared) {
+			refcount_inc(&client->pools[id]->refs);
+			pools[n++] = client->pools[id];
+		}
+	}
+	read_unlock(&store->pools_lock);
+	for (id = 0; id < n; id++) {
+		tmem_pool_empty(store, pools[id]);
+		atomic_long_inc(&store->shared_emptied);
+		tmem_pool_put(pools[id]);
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(tmem_client_gone_shared);
 
 /**
  * tmem_destroy_client_away() - tmem_destroy_client() unless it came back
@@ -1447,6 +1490,7 @@ void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st)
 	st->reject_limit = atomic_long_read(&store->reject_limit);
 	st->reject_quota = atomic_long_read(&store->reject_quota);
 	st->reject_low_memory = atomic_long_read(&store->reject_low_memory);
+	st->shared_emptied = atomic_long_read(&store->shared_emptied);
 }
 EXPORT_SYMBOL_GPL(tmem_stats_snapshot);
 

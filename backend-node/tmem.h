@@ -124,6 +124,8 @@ struct tmem_data_ops {
  * @reject_quota: puts refused: their client at its quota
  * @reject_low_memory: puts refused: the machine below the memory it keeps
  *	for its own work (tmem_set_limits()'s @min_avail)
+ * @shared_emptied: shared pools emptied because a client in them went
+ *	down (its flushes in flight may never come)
  */
 struct tmem_stats {
 	u64 eph_pages;
@@ -145,6 +147,7 @@ struct tmem_stats {
 	u64 reject_limit;
 	u64 reject_quota;
 	u64 reject_low_memory;
+	u64 shared_emptied;
 };
 
 /**
@@ -175,6 +178,7 @@ int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
 int tmem_destroy_pool(struct tmem_store *store, u8 node, u32 pool_id);
 int tmem_destroy_client(struct tmem_store *store, u8 node);
 void tmem_client_away(struct tmem_store *store, u8 node);
+int tmem_client_gone_shared(struct tmem_store *store, u8 node);
 int tmem_destroy_client_away(struct tmem_store *store, u8 node);
 int tmem_auth_shared(struct tmem_store *store, u8 node, const u64 uuid[2],
 		     bool allow);

@@ -677,6 +677,17 @@ static void st_shared(struct st *t)
 	    !st_eq(t, "client 2 pools", cs.pools, 2))
 		return;
 
+	/*
+	 * A sharer gone from the network empties the pool for everyone (its
+	 * flushes may never come), and stays in it.
+	 */
+	if (!st_eq(t, "gone_shared(2)", tmem_client_gone_shared(t->store, 2), 1) ||
+	    !st_stat(t, shared_emptied, 1) || !st_miss(t, 1, &ha) ||
+	    !st_miss(t, 2, &hb2) || !st_live_is(t, 0) ||
+	    !st_eq(t, "gone_shared(3)", tmem_client_gone_shared(t->store, 3), 0) ||
+	    !st_put(t, 1, &ha, 1) || !st_put(t, 2, &hb2, 1))
+		return;
+
 	/* Withdrawn authorisation does not throw it out; leaving does. */
 	if (tmem_auth_shared(t->store, 2, u, false) ||
 	    !st_hit_as(t, 2, &hb, &ha, 1) ||
