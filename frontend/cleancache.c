@@ -19,7 +19,9 @@
  * cc_index.c says the server cannot have is a miss with no round trip.
  * A shared pool also holds other clients' pages, which the index does not
  * know: its gets all ask the server, and a put that cannot go flushes the
- * page whether or not this node put it.
+ * page whether or not this node put it.  A shared pool's file flush waits
+ * for the server (rf_cc_flush_shared()): OCFS2 flushes a file it wrote
+ * before another node may read it.
  *
  * Coherence when things fail: a flush that cannot be queued or sent, or a
  * connection that goes down, makes the pool stale.  A stale pool misses
@@ -31,6 +33,7 @@
  */
 #include <linux/cleancache.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/mempool.h>
 #include <linux/module.h>
@@ -801,10 +804,94 @@ static void rf_cc_invalidate_page(int pool,
 	rf_cc_flush(pool, R2NET_MSG_TMEM_FLUSH_PAGE, key, index, GFP_ATOMIC);
 }
 
+/*
+ * How long a shared pool's file flush waits once the link is down: the
+ * idle timeout, after which the server has taken this node for gone and
+ * emptied the shared pools it is in, and this much for the emptying.
+ */
+#define RF_CC_SHARED_EMPTY_MS	2000
+
+/*
+ * A shared pool's file.  Once this returns another node may read it from
+ * the pool (ocfs2 hands the file's lock on), so the flush is on the server
+ * first: what was queued goes before it, and the server answers requests
+ * in order.  The server's pool id serves even when the pool is stale: the
+ * server names it for this node until the repair leaves it, and the
+ * repair's new id names the same pool.  With the link down, no flush can
+ * go; the server then takes this node for gone within its idle timeout
+ * and empties every shared pool the node is in, so this waits that long
+ * and returns.  With the link up but no answer, it tries again, for at
+ * most twice that.
+ */
+static void rf_cc_flush_shared(int pool, const struct cleancache_filekey *key)
+{
+	unsigned int idle = r2net_idle_timeout_ms() + RF_CC_SHARED_EMPTY_MS;
+	unsigned long start = jiffies, down_since = 0;
+	struct rf_cc_pool *p = &rf_cc_pools[pool];
+	struct r2net_reply reply = { };
+	struct tmem_handle h, h0;
+	unsigned long flags;
+	bool waited = false;
+	int id, id0, err;
+
+	id0 = rf_cc_server_id(pool, NULL, NULL);
+	if (id0 >= 0) {
+		rf_cc_handle(&h0, id0, key, 0);
+		rf_cc_index_del_object(pool, &h0);
+	}
+	for (;;) {
+		spin_lock_irqsave(&rf_cc_lock, flags);
+		id = p->used ? p->server_id : -1;
+		spin_unlock_irqrestore(&rf_cc_lock, flags);
+		if (id < 0)
+			break;	/* never made, or left: nothing of ours there */
+		if (r2net_node_connected(rf_target)) {
+			down_since = 0;
+			rf_cc_handle(&h, id, key, 0);
+			mutex_lock(&rf_cc_mutex);
+			rf_cc_drain_locked();
+			mutex_unlock(&rf_cc_mutex);
+			err = rf_tmem_sync(rf_target, R2NET_MSG_TMEM_FLUSH_OBJECT,
+					   &h, &reply, NULL, rf_timeout_ms);
+			/* Any answer: flushed, or no such pool there. */
+			if (!err)
+				break;
+			rf_cc_stale(pool);
+		} else if (!down_since) {
+			down_since = jiffies;
+		} else if (time_after(jiffies,
+				      down_since + msecs_to_jiffies(idle))) {
+			break;
+		}
+		if (time_after(jiffies, start + msecs_to_jiffies(2 * idle))) {
+			atomic64_inc(&rf_stats.cc_shared_flush_gave_up);
+			pr_warn_ratelimited("shared pool %d: node %u did not answer a file's flush in %u ms; another node may read its old pages\n",
+					    id, rf_target, 2 * idle);
+			break;
+		}
+		waited = true;
+		msleep(100);
+	}
+	atomic64_inc(&rf_stats.cc_shared_flushes);
+	if (waited)
+		atomic64_inc(&rf_stats.cc_shared_flush_waits);
+	if (id0 >= 0)
+		rf_cc_pf_forget_object(pool, &h0);
+}
+
+/* May sleep; a shared pool's returns only once the server flushed it. */
 static void rf_cc_invalidate_inode(int pool,
 				   const struct cleancache_filekey *key)
 {
-	rf_cc_flush(pool, R2NET_MSG_TMEM_FLUSH_OBJECT, key, 0, GFP_NOIO);
+	bool shared = false;
+
+	if (rf_cc_pool_ok(pool))
+		rf_cc_server_id(pool, NULL, &shared);
+	if (shared)
+		rf_cc_flush_shared(pool, key);
+	else
+		rf_cc_flush(pool, R2NET_MSG_TMEM_FLUSH_OBJECT, key, 0,
+			    GFP_NOIO);
 }
 
 /* Unmount: the pool goes, on the server too. */

@@ -91,6 +91,9 @@ struct rf_stats {
 	atomic64_t cc_get_discarded;	/* came back after the pool went stale */
 	atomic64_t cc_flushes;
 	atomic64_t cc_flush_failures;	/* each makes its pool stale */
+	atomic64_t cc_shared_flushes;	/* a shared pool's files, waited for */
+	atomic64_t cc_shared_flush_waits; /* ... that waited for the link */
+	atomic64_t cc_shared_flush_gave_up; /* ... that could not be sure */
 	atomic64_t cc_pools_created;
 	atomic64_t cc_pools_destroyed;
 	atomic64_t cc_pools_stale;
