@@ -20,11 +20,15 @@ mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/proc" "$root/sys" \
 chmod 755 "$root"
 cp /bin/busybox "$root/bin/busybox"
 # iproute2's tc as /sbin/tc, for the tests' link faults (busybox's tc,
-# first in PATH, has no netem), with the shared libraries it loads.
-cp /usr/sbin/tc "$root/sbin/tc"
-for lib in $(ldd /usr/sbin/tc | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
+# first in PATH, has no netem), and ocfs2-tools' debugfs.ocfs2, which
+# tells the shared-volume tests where its heartbeat blocks are, with the
+# shared libraries they load.
+for prog in /usr/sbin/tc /usr/sbin/debugfs.ocfs2; do
+	cp "$prog" "$root/sbin/"
+	for lib in $(ldd "$prog" | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 done
 # root, and nobody for the job steps that run unprivileged (su nobody).
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' > "$root/etc/passwd"

@@ -1,9 +1,11 @@
 #!/bin/bash
 # A cleancache pool shared by two clients: on the ccshared cluster both
-# clients mount the cluster's shared disk, an OCFS2 volume; pages one of
-# them read come back to the other from the memory server, every page
-# checked (guest/jobs/frontend-shared.sh says what each node checks).
-# Fast kernel.
+# clients join the shared disk's o2cb cluster and mount its OCFS2 volume
+# read-write; pages one of them read come back to the other from the
+# memory server, and a file one of them wrote never reads back old on
+# the other, with its flush on time, 2 s late, or lost with its link
+# (guest/jobs/frontend-shared.sh says what each node checks).  Every
+# page checked.  Fast kernel.
 set -eu
 . "$(dirname "$0")/../lib/guest.sh"
 fast_kernel

@@ -210,15 +210,20 @@ static bool in_path(const char *prog)
 /*
  * STATE/shared.img, the disk every client shares: an OCFS2 volume with
  * the cluster's name as label and shared_uuid as uuid (the tmem shared
- * pool is keyed by it), mounted without a cluster stack (-M local), two
- * node slots.  mkfs.ocfs2 warns about -U even when it succeeds: what it
- * prints is shown only if it fails.
+ * pool is keyed by it), for the o2cb cluster stack with the cluster's
+ * name less its '-'s as its cluster name (the clients configure o2cb in
+ * configfs and mount it read-write with heartbeat=local), two node
+ * slots.
+ * mkfs.ocfs2 warns about -U even when it succeeds: what it prints is
+ * shown only if it fails.
  */
 static int make_shared(const struct rc_cluster *c, const char *state)
 {
 	char *path = rc_xasprintf("%s/%s", state, RC_SHARED_FILE);
+	char *name = rc_xasprintf("--cluster-name=%s", c->name), *to, *from;
 	const char *argv[] = {
-		MKFS_OCFS2, "-q", "-F", "-M", "local", "-b", "4096",
+		MKFS_OCFS2, "-q", "-F", "-M", "cluster",
+		"--cluster-stack=o2cb", name, "-b", "4096",
 		"-C", "4096", "-N", "2", "-L", c->name, "-U", c->shared_uuid,
 		path, NULL,
 	};
@@ -226,6 +231,11 @@ static int make_shared(const struct rc_cluster *c, const char *state)
 	size_t len;
 	int ret = -1, st;
 
+	/* o2cb's names are letters and digits: the '-'s go. */
+	for (to = from = strchr(name, '=') + 1; *from; from++)
+		if (*from != '-')
+			*to++ = *from;
+	*to = '\0';
 	if (make_sparse(path, c->shared_mib))
 		goto out;
 	st = rc_run(argv, &out, &err);
@@ -244,6 +254,7 @@ static int make_shared(const struct rc_cluster *c, const char *state)
 out:
 	free(out);
 	free(err);
+	free(name);
 	free(path);
 	return ret;
 }
