@@ -2,7 +2,9 @@
 # synchronous echoes of 1, 4096, 0 and 66184 bytes and of tmem pages, then
 # 200 asynchronous echoes of 64..4096 bytes, 64 in flight, all nodes
 # at once.  Every reply is checked; r2net's counters must agree on both
-# ends.  Nodes stay up until every peer has had its echoes served here.
+# ends.  Nodes stay up until every peer has had its echoes served here;
+# then, idle, each connection (the first and only one to each peer)
+# must see keepalives, and ramsterctl status runs.
 #
 # Three TCG guests on two host CPUs manage some 60 echoes a second, and
 # TCP's retransmit backoff on the loaded bridge can leave a link silent
@@ -60,6 +62,14 @@ for p in $peers; do
 	ok "node $p: its $sent echoes were served here ($rx messages in, $tx out, want $want; keepalives not counted)"
 done
 
+# Idle now: keepalives (every 2 s; whichever end is quiet first asks,
+# the other answers) keep each connection up, the one it made first.
+sleep 5
+for p in $peers; do
+	[ "$(nstat "$p" keepalives_rx)" -gt 0 ] || fail "no keepalive from node $p"
+	[ "$(nstat "$p" connects)" = 1 ] || fail "node $p connected $(nstat "$p" connects) times"
+done
+ramsterctl status > /run/status.out || { cat /run/status.out; fail "ramsterctl status"; }
 for p in $peers; do
 	bad=$(awk '/^rejected_|^timeouts |^send_errors |^late_replies |^no_handler |^disconnects |^in_flight / && $2 != 0' "$r2n/nodes/$p")
 	[ -z "$bad" ] || { cat "$r2n/nodes/$p"; fail "node $p: r2net counts" $bad; }
