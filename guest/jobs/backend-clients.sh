@@ -135,7 +135,7 @@ sleep 4
 ramsterctl configure || fail "ramsterctl configure again"
 wait_state "$srv" up 60
 ok "back: r2net up with node $srv again"
-not_up_for 3 10 600
+not_up_for 3 3 600
 tc_expect "" get "$srv" "$Q" $((3 * u)) 2
 tc_expect "ok=0 missing=$u" get "$srv" "$Q" $u 2 $((3 * u))
 ok "after node 3 tried node 2's pool ids and left: all $((3 * u)) of node 2's pages back right"

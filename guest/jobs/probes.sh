@@ -1,6 +1,7 @@
 # probes: the probe backend's jobs one after another in one boot (a debug
 # guest's boot and kmemleak scan cost a minute each): probe-writethrough,
-# probe-sigbus, probe-race, probe-swap, probe-cleancache.  Between two, swap goes
+# probe-sigbus, probe-race, probe-swap, probe-cleancache; then, in the
+# same boot, the memory server's self-tests (backend-tmem).  Between two, swap goes
 # off, frontswap lets the probe go and it is unloaded, so that the next
 # loads it with its own knobs.  frontswap's failed_loads counts on across
 # them: writethrough loses none, sigbus one.  probe-swap leaves zswap
@@ -19,3 +20,5 @@ for part in probe-writethrough probe-sigbus probe-race probe-swap probe-cleancac
 	fi
 	rmmod tmem_probe || fail "rmmod tmem_probe after $part"
 done
+( . /jobs/backend-tmem.sh ) || fail "backend-tmem failed (see above)"
+ok "backend-tmem passed"
