@@ -820,8 +820,8 @@ static void rf_cc_invalidate_page(int pool,
  * repair's new id names the same pool.  With the link down, no flush can
  * go; the server then takes this node for gone within its idle timeout
  * and empties every shared pool the node is in, so this waits that long
- * and returns.  With the link up but no answer, it tries again, for at
- * most twice that.
+ * from when it went down, and returns.  With the link up but no answer,
+ * it tries again, until twice that has passed since it began.
  */
 static void rf_cc_flush_shared(int pool, const struct cleancache_filekey *key)
 {
@@ -857,16 +857,18 @@ static void rf_cc_flush_shared(int pool, const struct cleancache_filekey *key)
 			if (!err)
 				break;
 			rf_cc_stale(pool);
+			/* Up but not answering: the down wait does not apply. */
+			if (time_after(jiffies,
+				       start + msecs_to_jiffies(2 * idle))) {
+				atomic64_inc(&rf_stats.cc_shared_flush_gave_up);
+				pr_warn_ratelimited("shared pool %d: node %u did not answer a file's flush in %u ms; another node may read its old pages\n",
+						    id, rf_target, 2 * idle);
+				break;
+			}
 		} else if (!down_since) {
 			down_since = jiffies;
 		} else if (time_after(jiffies,
 				      down_since + msecs_to_jiffies(idle))) {
-			break;
-		}
-		if (time_after(jiffies, start + msecs_to_jiffies(2 * idle))) {
-			atomic64_inc(&rf_stats.cc_shared_flush_gave_up);
-			pr_warn_ratelimited("shared pool %d: node %u did not answer a file's flush in %u ms; another node may read its old pages\n",
-					    id, rf_target, 2 * idle);
 			break;
 		}
 		waited = true;
