@@ -69,7 +69,8 @@ image-fast: modules-fast $(GUEST_BINS) tools
 
 $(BUILD)/swapcheck $(BUILD)/fcheck: tests/guest-bin/pagepat.h
 $(BUILD)/r2inject: GUEST_CFLAGS += -Ishared-abi
-$(BUILD)/r2inject: shared-abi/r2net_wire.h shared-abi/abi_types.h
+$(BUILD)/r2inject: shared-abi/r2net_wire.h shared-abi/abi_types.h \
+	tests/guest-bin/blake2s.h tests/guest-bin/poly1305.h
 
 $(BUILD)/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(BUILD)

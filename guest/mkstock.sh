@@ -57,6 +57,12 @@ if [ ! -e "$cache/done" ]; then
 fi
 [ -r "$tree/boot/vmlinuz-$ver" ] || die "no boot/vmlinuz-$ver in $pkg"
 
+# And what ours need of Debian's (r2net: Poly1305, for its frame tags).
+for m in r2net ramster_backend; do
+	want="$want $(modinfo -F depends "$stock/$m.ko" | tr , ' ' |
+		sed 's/\<r2net\>//')"
+done
+
 # Debian's modules in load order, each once, dependencies first.
 mods=
 for m in $want; do

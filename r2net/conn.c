@@ -588,6 +588,7 @@ int r2net_start(u8 local)
 
 out_release:
 	sock_release(sock);
+	memzero_explicit(r2net_info.key, sizeof(r2net_info.key));
 	return ret;
 }
 
@@ -608,6 +609,7 @@ void r2net_stop(u8 local)
 	mutex_unlock(&r2net_conns_mutex);
 	wait_event(r2net_conns_wait, !atomic_read(&r2net_nr_conns));
 	r2net_local = R2NM_INVALID_NODE_NUM;
+	memzero_explicit(r2net_info.key, sizeof(r2net_info.key));
 	pr_info("node %u stopped; every connection is closed\n", local);
 }
 

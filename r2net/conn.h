@@ -5,7 +5,7 @@
  *
  * conn.c keeps the connections (connect, accept, timers, teardown), send.c
  * queues and writes frames and completes requests, recv.c reads, checks
- * and handles frames.
+ * and handles frames, auth.c signs and checks the handshake.
  */
 #ifndef RAMSTER_R2NET_CONN_H
 #define RAMSTER_R2NET_CONN_H
@@ -108,6 +108,14 @@ struct r2net_conn {
 	bool			idle_waited;	/* the idle timer waited once */
 
 	u8			*rx_buf;	/* R2NET_MAX_FRAME, kvmalloc'd */
+	/* The handshake so far, m1 and m2 (auth.c), until it is up. */
+	u8			hs_m[2][R2NET_HANDSHAKE_LEN];
+	bool			auth_wait;	/* acceptor: m2 sent */
+	/* Once up: the frame keys and counts (auth.c); tx_work's, rx's. */
+	u8			tx_key[R2NET_KEY_LEN];
+	u8			rx_key[R2NET_KEY_LEN];
+	u64			tx_seq;
+	u64			rx_seq;
 };
 
 /*
@@ -158,6 +166,7 @@ void r2net_tx_drop(struct r2net_conn *conn);
 int r2net_queue_system(struct r2net_conn *conn, u16 type, u64 id,
 		       const void *payload, size_t len);
 int r2net_queue_handshake(struct r2net_conn *conn);
+int r2net_queue_auth(struct r2net_conn *conn);
 bool r2net_pending_take(struct r2net_conn *conn, u32 id,
 			struct r2net_pending *p);
 int r2net_pending_unqueue(struct r2net_conn *conn, struct r2net_pending *p);
@@ -167,6 +176,17 @@ void r2net_pending_complete(struct r2net_pending *p, int err, s32 status,
 			    const void *data, u32 len);
 u32 r2net_us_since(ktime_t t);
 void r2net_reap_work_fn(struct work_struct *work);
+
+/* auth.c */
+void r2net_auth_sign(struct r2net_conn *conn, struct r2net_handshake_le *w);
+bool r2net_auth_check(struct r2net_conn *conn, const u8 *p);
+void r2net_auth_final(struct r2net_conn *conn, u8 *mac);
+bool r2net_auth_final_ok(struct r2net_conn *conn, const u8 *mac);
+void r2net_auth_up(struct r2net_conn *conn);
+void r2net_auth_tag(struct r2net_conn *conn, const struct kvec *vec,
+		    unsigned int n, u8 *tag);
+bool r2net_auth_tag_ok(struct r2net_conn *conn, const u8 *p, size_t len,
+		       const u8 *tag);
 
 /* recv.c */
 int r2net_rx_one(struct r2net_conn *conn);

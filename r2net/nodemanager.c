@@ -5,12 +5,15 @@
  * User space describes the cluster in configfs:
  *
  *	/sys/kernel/config/r2net/<cluster>/{idle_timeout_ms,
- *		keepalive_delay_ms, reconnect_delay_ms}
+ *		keepalive_delay_ms, reconnect_delay_ms, cluster_key}
  *	/sys/kernel/config/r2net/<cluster>/node/<name>/{num, ipv4_address,
  *		ipv4_port, local}
  *
- * There is one cluster.  A node's num needs its ipv4_address and ipv4_port
- * first; local needs all three, and only one node is local.  Once a node is
+ * There is one cluster.  cluster_key is write-only: 64 hex digits, the
+ * 32-byte key every node of the cluster holds (r2net_wire.h, handshake);
+ * it is never shown or logged.  A node's num needs its ipv4_address and
+ * ipv4_port first; local needs all three and the cluster's key, and only
+ * one node is local.  Once a node is
  * local the cluster is live: the timeouts and every attribute already set
  * are fixed until local is cleared, but new nodes can still be added.
  * Every refused write is logged with what to do instead.
@@ -45,6 +48,8 @@ struct r2nm_cluster {
 	u32			cl_idle_timeout_ms;
 	u32			cl_keepalive_delay_ms;
 	u32			cl_reconnect_delay_ms;
+	bool			cl_key_set;
+	u8			cl_key[R2NET_KEY_LEN];
 };
 
 static DEFINE_MUTEX(r2nm_mutex);
@@ -158,6 +163,7 @@ int r2nm_cluster_info(struct r2nm_cluster_info *info)
 		info->idle_timeout_ms = r2nm_cluster->cl_idle_timeout_ms;
 		info->keepalive_delay_ms = r2nm_cluster->cl_keepalive_delay_ms;
 		info->reconnect_delay_ms = r2nm_cluster->cl_reconnect_delay_ms;
+		memcpy(info->key, r2nm_cluster->cl_key, sizeof(info->key));
 		ret = 0;
 	}
 	spin_unlock(&r2nm_lock);
@@ -453,6 +459,12 @@ static ssize_t r2nm_node_local_store(struct config_item *item,
 		ret = -EINVAL;
 		goto out;
 	}
+	if (!cluster->cl_key_set) {
+		r2nm_refuse(node, "local",
+			    "the cluster has no key; write it to cluster_key first");
+		ret = -EINVAL;
+		goto out;
+	}
 	if (cluster->cl_local_node >= 0) {
 		r2nm_refuse(node, "local",
 			    "node %s is already local; write 0 to its local first",
@@ -641,20 +653,58 @@ R2NM_CLUSTER_TIMEOUT_ATTR(idle_timeout_ms);
 R2NM_CLUSTER_TIMEOUT_ATTR(keepalive_delay_ms);
 R2NM_CLUSTER_TIMEOUT_ATTR(reconnect_delay_ms);
 
+/*
+ * The cluster key: 64 hex digits and an optional newline, only while no
+ * node is local.  What was written is never echoed back or logged.
+ */
+static ssize_t r2nm_cluster_cluster_key_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	struct r2nm_cluster *cluster = to_r2nm_cluster(item);
+	size_t len = count;
+	u8 key[R2NET_KEY_LEN];
+	ssize_t ret;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (len != 2 * R2NET_KEY_LEN || hex2bin(key, page, R2NET_KEY_LEN)) {
+		r2nm_cl_refuse("cluster_key",
+			       "write %d hex digits, the cluster's key (ramster.conf: cluster_key)",
+			       2 * R2NET_KEY_LEN);
+		ret = -EINVAL;
+		goto out_wipe;
+	}
+	mutex_lock(&r2nm_mutex);
+	ret = r2nm_cluster_writable(cluster, "cluster_key");
+	if (!ret) {
+		spin_lock(&r2nm_lock);
+		memcpy(cluster->cl_key, key, sizeof(key));
+		cluster->cl_key_set = true;
+		spin_unlock(&r2nm_lock);
+		ret = count;
+	}
+	mutex_unlock(&r2nm_mutex);
+out_wipe:
+	memzero_explicit(key, sizeof(key));
+	return ret;
+}
+
 CONFIGFS_ATTR(r2nm_cluster_, idle_timeout_ms);
 CONFIGFS_ATTR(r2nm_cluster_, keepalive_delay_ms);
 CONFIGFS_ATTR(r2nm_cluster_, reconnect_delay_ms);
+CONFIGFS_ATTR_WO(r2nm_cluster_, cluster_key);
 
 static struct configfs_attribute *r2nm_cluster_attrs[] = {
 	&r2nm_cluster_attr_idle_timeout_ms,
 	&r2nm_cluster_attr_keepalive_delay_ms,
 	&r2nm_cluster_attr_reconnect_delay_ms,
+	&r2nm_cluster_attr_cluster_key,
 	NULL,
 };
 
 static void r2nm_cluster_release(struct config_item *item)
 {
-	kfree(to_r2nm_cluster(item));
+	kfree_sensitive(to_r2nm_cluster(item));
 }
 
 static struct configfs_item_operations r2nm_cluster_item_ops = {

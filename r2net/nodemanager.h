@@ -46,12 +46,13 @@ static inline const char *r2nm_node_name(struct r2nm_node *node)
 	return config_item_name(&node->nd_item);
 }
 
-/* A copy of the cluster-wide settings. */
+/* A copy of the cluster-wide settings; wipe key when done with it. */
 struct r2nm_cluster_info {
 	char	name[R2NET_CLUSTER_NAME_LEN + 1];
 	u32	idle_timeout_ms;
 	u32	keepalive_delay_ms;
 	u32	reconnect_delay_ms;
+	u8	key[R2NET_KEY_LEN];
 };
 
 /*
@@ -75,7 +76,7 @@ struct r2nm_node *r2nm_get_node_by_ipv4(__be32 addr);
 void r2nm_node_put(struct r2nm_node *node);
 /* The local node's number, or R2NM_INVALID_NODE_NUM. */
 int r2nm_this_node(void);
-/* Copy the cluster's name and timeouts; -ENOENT if there is no cluster. */
+/* Copy the cluster's name, timeouts and key; -ENOENT without a cluster. */
 int r2nm_cluster_info(struct r2nm_cluster_info *info);
 
 /* If a local node is already set, became_local is called for it at once. */

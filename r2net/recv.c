@@ -38,52 +38,15 @@ static int r2net_recv(struct r2net_conn *conn, void *buf, size_t len)
 	return got;
 }
 
-static int r2net_rx_handshake(struct r2net_conn *conn, const void *payload,
-			      u32 len)
+/*
+ * The handshake is done: the connection is the node's, and up.  Its frame
+ * keys are made before any frame that needs them can be queued or read.
+ */
+static int r2net_conn_up(struct r2net_conn *conn)
 {
 	struct r2net_node *rn = r2net_conn_node(conn);
-	struct r2net_handshake hs;
-	struct r2nm_node *node;
-	enum r2net_reject r;
-	const char *bad = NULL;
 
-	r = r2net_handshake_decode(&hs, payload, len);
-	if (r != R2NET_ACCEPT) {
-		r2net_conn_reject(conn, R2NET_STAT_REJECTED_FIRST + r - 1,
-				  r2net_reject_name(r));
-		return -EPROTO;
-	}
-	if (strcmp(hs.cluster_name, r2net_info.name))
-		bad = "its handshake names another cluster";
-	else if (hs.receiver_node != r2net_local)
-		bad = "its handshake is for another node number";
-	else if (hs.sender_node != conn->num)
-		bad = "its handshake gives a node number that is not its address's";
-	else if (hs.idle_timeout_ms != r2net_info.idle_timeout_ms ||
-		 hs.keepalive_delay_ms != r2net_info.keepalive_delay_ms ||
-		 hs.reconnect_delay_ms != r2net_info.reconnect_delay_ms)
-		bad = "its timeouts differ from ours; configure the same on every node";
-	if (bad) {
-		r2net_conn_reject(conn, R2NET_STAT_REJECTED_HANDSHAKE, bad);
-		return -EPROTO;
-	}
-	if (!conn->outgoing && conn->num > r2net_local) {
-		r2net_conn_reject(conn, R2NET_STAT_REJECTED_DIRECTION,
-				  "it has the higher number, so it should accept, not connect");
-		return -EPROTO;
-	}
-	node = r2nm_get_node_by_num(conn->num);
-	if (!node) {
-		r2net_conn_reject(conn, R2NET_STAT_REJECTED_HANDSHAKE,
-				  "the node was removed from the configuration");
-		return -EPROTO;
-	}
-	r2nm_node_put(node);
-
-	/* The acceptor's handshake goes out before anything else can. */
-	if (!conn->outgoing && r2net_queue_handshake(conn))
-		return -ENOMEM;
-
+	r2net_auth_up(conn);
 	spin_lock(&rn->lock);
 	if (rn->conn) {
 		spin_unlock(&rn->lock);
@@ -110,6 +73,92 @@ static int r2net_rx_handshake(struct r2net_conn *conn, const void *payload,
 	queue_delayed_work(r2net_wq, &conn->keepalive_work,
 			   msecs_to_jiffies(r2net_info.keepalive_delay_ms));
 	return 0;
+}
+
+/*
+ * The peer's handshake: m1 on an accepted connection, answered with m2;
+ * m2 on ours, answered with AUTH, and then the connection is up.
+ */
+static int r2net_rx_handshake(struct r2net_conn *conn, const void *payload,
+			      u32 len)
+{
+	struct r2net_handshake hs;
+	struct r2nm_node *node;
+	enum r2net_reject r;
+	const char *bad = NULL;
+
+	if (conn->auth_wait) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_UNEXPECTED,
+				  "it sent a second handshake");
+		return -EPROTO;
+	}
+	r = r2net_handshake_decode(&hs, payload, len);
+	if (r != R2NET_ACCEPT) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_FIRST + r - 1,
+				  r2net_reject_name(r));
+		return -EPROTO;
+	}
+	if (strcmp(hs.cluster_name, r2net_info.name))
+		bad = "its handshake names another cluster";
+	else if (hs.receiver_node != r2net_local)
+		bad = "its handshake is for another node number";
+	else if (hs.sender_node != conn->num)
+		bad = "its handshake gives a node number that is not its address's";
+	else if (hs.idle_timeout_ms != r2net_info.idle_timeout_ms ||
+		 hs.keepalive_delay_ms != r2net_info.keepalive_delay_ms ||
+		 hs.reconnect_delay_ms != r2net_info.reconnect_delay_ms)
+		bad = "its timeouts differ from ours; configure the same on every node";
+	if (bad) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_HANDSHAKE, bad);
+		return -EPROTO;
+	}
+	if (!r2net_auth_check(conn, payload)) {
+		bad = conn->outgoing ?
+		      "its handshake's MAC is wrong: what answers there lacks the key" :
+		      "its handshake's MAC is wrong: it does not hold the cluster key";
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_AUTH, bad);
+		return -EPROTO;
+	}
+	if (!conn->outgoing && conn->num > r2net_local) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_DIRECTION,
+				  "it has the higher number, so it should accept, not connect");
+		return -EPROTO;
+	}
+	node = r2nm_get_node_by_num(conn->num);
+	if (!node) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_HANDSHAKE,
+				  "the node was removed from the configuration");
+		return -EPROTO;
+	}
+	r2nm_node_put(node);
+
+	if (!conn->outgoing) {
+		/* m2 goes out before anything else can; AUTH brings it up. */
+		if (r2net_queue_handshake(conn))
+			return -ENOMEM;
+		conn->auth_wait = true;
+		return 0;
+	}
+	/* AUTH goes out before any request the connection being up lets in. */
+	if (r2net_queue_auth(conn))
+		return -ENOMEM;
+	return r2net_conn_up(conn);
+}
+
+/* The connector's AUTH: it holds the key and heard this handshake. */
+static int r2net_rx_auth(struct r2net_conn *conn, const void *payload)
+{
+	if (conn->outgoing || !conn->auth_wait) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_UNEXPECTED,
+				  "it sent AUTH out of turn");
+		return -EPROTO;
+	}
+	if (!r2net_auth_final_ok(conn, payload)) {
+		r2net_conn_reject(conn, R2NET_STAT_REJECTED_AUTH,
+				  "its AUTH is wrong: a handshake replayed, or one without the cluster key");
+		return -EPROTO;
+	}
+	return r2net_conn_up(conn);
 }
 
 static int r2net_sys_err(u32 sys_status)
@@ -215,12 +264,15 @@ static int r2net_rx_dispatch(struct r2net_conn *conn,
 	if (!test_bit(R2NET_CONN_UP, &conn->flags)) {
 		if (msg->type == R2NET_MSG_HANDSHAKE)
 			return r2net_rx_handshake(conn, payload, msg->len);
+		if (msg->type == R2NET_MSG_AUTH)
+			return r2net_rx_auth(conn, payload);
 		r2net_conn_reject(conn, R2NET_STAT_REJECTED_UNEXPECTED,
 				  "it sent a message before its handshake");
 		return -EPROTO;
 	}
 	switch (msg->type) {
 	case R2NET_MSG_HANDSHAKE:
+	case R2NET_MSG_AUTH:
 		r2net_conn_reject(conn, R2NET_STAT_REJECTED_UNEXPECTED,
 				  "it sent a second handshake");
 		return -EPROTO;
@@ -269,6 +321,26 @@ int r2net_rx_one(struct r2net_conn *conn)
 	}
 	if (r != R2NET_ACCEPT)
 		goto reject;
+	if (r2net_msg_tagged(msg.type)) {
+		u8 tag[R2NET_TAG_LEN];
+
+		if (!test_bit(R2NET_CONN_UP, &conn->flags)) {
+			r2net_conn_reject(conn, R2NET_STAT_REJECTED_UNEXPECTED,
+					  "it sent a message before its handshake");
+			return -EPROTO;
+		}
+		if (r2net_recv(conn, tag, sizeof(tag)) != sizeof(tag)) {
+			r = R2NET_REJECT_TRUNCATED;
+			goto reject;
+		}
+		if (!r2net_auth_tag_ok(conn, conn->rx_buf,
+				       R2NET_HDR_LEN + msg.len, tag)) {
+			r2net_conn_reject(conn, R2NET_STAT_REJECTED_AUTH,
+					  "a frame's tag is wrong: it was altered, injected or replayed");
+			return -EPROTO;
+		}
+		r2net_stat_add(rn, R2NET_STAT_BYTES_RX, sizeof(tag));
+	}
 
 	r2net_stat_inc(rn, R2NET_STAT_MSGS_RX);
 	r2net_stat_add(rn, R2NET_STAT_BYTES_RX, R2NET_HDR_LEN + msg.len);

@@ -166,8 +166,9 @@ int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 }
 
 /*
- * Write the whole frame.  kernel_sendmsg() copies: once it returns, the
- * pieces and the page are free to change.
+ * Write the whole frame, and its tag after it unless it is part of the
+ * handshake.  kernel_sendmsg() copies: once it returns, the pieces and the
+ * page are free to change.  Returns the bytes written, or an error.
  */
 static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 			 bool more)
@@ -175,7 +176,10 @@ static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
 	};
-	struct kvec vec[R2NET_REFS_MAX + 2];
+	const struct r2net_hdr *hdr = (const void *)tb->data;
+	struct kvec vec[R2NET_REFS_MAX + 3];
+	u8 tag[R2NET_TAG_LEN];
+	size_t len = tb->len;
 	unsigned int n = 0, i;
 	void *addr = NULL;
 	int ret;
@@ -189,11 +193,17 @@ static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 		vec[n].iov_base = addr;
 		vec[n++].iov_len = PAGE_SIZE;
 	}
-	ret = kernel_sendmsg(conn->sock, &msg, vec, n, tb->len);
+	if (r2net_msg_tagged(le16_to_cpu(hdr->type))) {
+		r2net_auth_tag(conn, vec, n, tag);
+		vec[n].iov_base = tag;
+		vec[n++].iov_len = sizeof(tag);
+		len += sizeof(tag);
+	}
+	ret = kernel_sendmsg(conn->sock, &msg, vec, n, len);
 	if (addr)
 		kunmap_local(addr);
-	if (ret == tb->len)
-		return 0;
+	if (ret == len)
+		return ret;
 	return ret < 0 ? ret : -EIO;
 }
 
@@ -224,7 +234,7 @@ void r2net_tx_work_fn(struct work_struct *work)
 
 		if (!test_bit(R2NET_CONN_DEAD, &conn->flags)) {
 			ret = r2net_send_tb(conn, tb, more);
-			if (ret) {
+			if (ret < 0) {
 				r2net_stat_inc(rn, R2NET_STAT_SEND_ERRORS);
 				pr_warn_ratelimited("node %u (%pI4): send failed (%d); closing the connection\n",
 						    conn->num, &conn->peer_addr,
@@ -232,7 +242,7 @@ void r2net_tx_work_fn(struct work_struct *work)
 				r2net_conn_shutdown(conn);
 			} else {
 				r2net_stat_inc(rn, R2NET_STAT_MSGS_TX);
-				r2net_stat_add(rn, R2NET_STAT_BYTES_TX, tb->len);
+				r2net_stat_add(rn, R2NET_STAT_BYTES_TX, ret);
 			}
 		}
 		spin_lock(&conn->tx_lock);
@@ -285,7 +295,7 @@ int r2net_queue_system(struct r2net_conn *conn, u16 type, u64 id,
 	tb = r2net_txbuf_alloc(&f, GFP_NOIO);
 	if (!tb)
 		return -ENOMEM;
-	if (type != R2NET_MSG_HANDSHAKE)
+	if (type == R2NET_MSG_KEEPALIVE_REQ || type == R2NET_MSG_KEEPALIVE_RESP)
 		r2net_stat_inc(r2net_conn_node(conn), R2NET_STAT_KEEPALIVES_TX);
 	return r2net_queue(conn, tb, false, 0);
 }
@@ -304,7 +314,17 @@ int r2net_queue_handshake(struct r2net_conn *conn)
 
 	strscpy(hs.cluster_name, r2net_info.name, sizeof(hs.cluster_name));
 	r2net_handshake_encode(&w, &hs);
+	r2net_auth_sign(conn, &w);
 	return r2net_queue_system(conn, R2NET_MSG_HANDSHAKE, 0, &w, sizeof(w));
+}
+
+/* The connector's last handshake frame: it proves it holds the key. */
+int r2net_queue_auth(struct r2net_conn *conn)
+{
+	u8 mac[R2NET_MAC_LEN];
+
+	r2net_auth_final(conn, mac);
+	return r2net_queue_system(conn, R2NET_MSG_AUTH, 0, mac, sizeof(mac));
 }
 
 /* Requests and their completion */

@@ -35,6 +35,7 @@ static const char *const r2net_stat_names[R2NET_STAT_NR] = {
 	[R2NET_STAT_REJECTED_DIRECTION]	= "rejected_direction",
 	[R2NET_STAT_REJECTED_DUPLICATE]	= "rejected_duplicate",
 	[R2NET_STAT_REJECTED_UNEXPECTED] = "rejected_unexpected",
+	[R2NET_STAT_REJECTED_AUTH]	= "rejected_auth",
 };
 
 static const char *const r2net_lstat_names[R2NET_LSTAT_NR] = {

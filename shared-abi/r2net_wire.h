@@ -27,12 +27,44 @@
  *
  * Messages (payload; len):
  *
- * R2NET_MSG_HANDSHAKE: struct r2net_handshake_le; 40.  The first frame each
+ * R2NET_MSG_HANDSHAKE: struct r2net_handshake_le; 104.  The first frame each
  *	side sends after connecting.  protocol_version, the cluster name
  *	(1..16 printable bytes, NUL padded), sender and receiver node numbers
  *	(0..R2NET_MAX_NODE) and the three timeouts must all match what the
  *	receiver expects, else it closes the connection.  keepalive_delay_ms
- *	must be below idle_timeout_ms; all three are non-zero.
+ *	must be below idle_timeout_ms; all three are non-zero.  nonce is 32
+ *	fresh random bytes; mac proves that the sender holds the cluster key
+ *	(below).
+ * R2NET_MSG_AUTH: the MAC; 32.  The connecting side's last handshake frame.
+ *
+ * The handshake proves that both ends hold the cluster key K (32 bytes,
+ * the same on every node; never sent).  MAC(label, x) is keyed BLAKE2s-256
+ * under K of the label's bytes (no NUL) followed by x.  Let m1 be the
+ * connecting side's handshake payload and m2 the accepting side's, each of
+ * R2NET_HANDSHAKE_LEN bytes, and head(m) their first R2NET_HS_SIGNED_LEN
+ * bytes (all but the mac):
+ *
+ *	m1.mac = MAC("r2net hs1", head(m1))
+ *	m2.mac = MAC("r2net hs2", m1 || head(m2))
+ *	AUTH   = MAC("r2net hs3", m1 || m2)
+ *
+ * The acceptor answers m1 only if its mac is right, and takes the
+ * connection as up only on an AUTH that is right; the connector checks
+ * m2.mac before it sends AUTH.  Each side's MAC covers the other's fresh
+ * nonce, so a recorded handshake played again fails, and both node
+ * numbers, so it cannot be moved to another pair of nodes.  Any failure
+ * closes the connection.
+ *
+ * Every other frame is followed by a 16-byte tag (not counted in hdr.len):
+ * Poly1305 of its header and payload under the one-time key
+ * BLAKE2s-256 keyed with the direction's key, of the frame's number n on
+ * the connection in that direction (le64; the first frame after the
+ * handshake is 0).  The direction's keys:
+ *
+ *	connector to acceptor:	MAC("r2net key c2a", m1 || m2)
+ *	acceptor to connector:	MAC("r2net key a2c", m1 || m2)
+ *
+ * A frame with a wrong tag closes the connection.
  * R2NET_MSG_KEEPALIVE_REQ: none; 0.  Sent after keepalive_delay_ms without
  *	traffic.  The peer answers at once with:
  * R2NET_MSG_KEEPALIVE_RESP: none; 0.  Same req_id as the request.  A node
@@ -108,10 +140,14 @@
 #include "tmem_abi.h"
 
 #define R2NET_MAGIC			0x52a5
-#define R2NET_PROTOCOL_VERSION		2
+#define R2NET_PROTOCOL_VERSION		3
 #define R2NET_DEFAULT_PORT		7777
 #define R2NET_CLUSTER_NAME_LEN		16
 #define R2NET_MAX_NODE			254	/* node numbers are 0..254 */
+#define R2NET_KEY_LEN			32	/* the cluster key */
+#define R2NET_NONCE_LEN			32
+#define R2NET_MAC_LEN			32	/* keyed BLAKE2s-256 */
+#define R2NET_TAG_LEN			16	/* Poly1305, after each frame */
 
 /* o2net's defaults */
 #define R2NET_IDLE_TIMEOUT_MS_DEFAULT	30000
@@ -126,6 +162,7 @@ enum r2net_msg_type {
 	R2NET_MSG_HANDSHAKE		= 1,
 	R2NET_MSG_KEEPALIVE_REQ		= 2,
 	R2NET_MSG_KEEPALIVE_RESP	= 3,
+	R2NET_MSG_AUTH			= 4,
 	R2NET_MSG_TMEM_BASE		= 0x100,
 	R2NET_MSG_TMEM_NEW_POOL		= R2NET_MSG_TMEM_BASE + TMEM_NEW_POOL,
 	R2NET_MSG_TMEM_DESTROY_POOL	= R2NET_MSG_TMEM_BASE + TMEM_DESTROY_POOL,
@@ -175,6 +212,8 @@ struct r2net_handshake_le {
 	__le32 keepalive_delay_ms;
 	__le32 reconnect_delay_ms;
 	__le32 reserved;	/* zero */
+	u8 nonce[R2NET_NONCE_LEN];
+	u8 mac[R2NET_MAC_LEN];
 };
 
 struct r2net_tmem_new_pool_le {
@@ -218,7 +257,9 @@ struct r2net_tmem_batch_le {
 };
 
 #define R2NET_HDR_LEN		32
-#define R2NET_HANDSHAKE_LEN	40
+#define R2NET_HANDSHAKE_LEN	104
+/* The bytes of a handshake its mac covers: all but the mac. */
+#define R2NET_HS_SIGNED_LEN	(R2NET_HANDSHAKE_LEN - R2NET_MAC_LEN)
 #define R2NET_NEW_POOL_LEN	24
 #define R2NET_POOL_LEN		8
 #define R2NET_HANDLE_LEN	32
@@ -245,6 +286,8 @@ static_assert(offsetof(struct r2net_handshake_le, cluster_name) == 8,
 	      "r2net_handshake_le cluster_name");
 static_assert(offsetof(struct r2net_handshake_le, idle_timeout_ms) == 24,
 	      "r2net_handshake_le idle_timeout_ms");
+static_assert(offsetof(struct r2net_handshake_le, mac) == R2NET_HS_SIGNED_LEN,
+	      "r2net_handshake_le mac");
 static_assert(sizeof(struct r2net_tmem_new_pool_le) == R2NET_NEW_POOL_LEN,
 	      "r2net_tmem_new_pool_le size");
 static_assert(sizeof(struct r2net_tmem_pool_le) == R2NET_POOL_LEN,
@@ -372,9 +415,15 @@ static inline bool r2net_msg_type_user(unsigned int type)
 /* Handshake and keepalives: no key, no reply flag, r2net's own. */
 static inline bool r2net_msg_type_system(unsigned int type)
 {
-	return type == R2NET_MSG_HANDSHAKE ||
+	return type == R2NET_MSG_HANDSHAKE || type == R2NET_MSG_AUTH ||
 	       type == R2NET_MSG_KEEPALIVE_REQ ||
 	       type == R2NET_MSG_KEEPALIVE_RESP;
+}
+
+/* Does a frame of this type carry a tag after its payload? */
+static inline bool r2net_msg_tagged(unsigned int type)
+{
+	return type != R2NET_MSG_HANDSHAKE && type != R2NET_MSG_AUTH;
 }
 
 static inline bool r2net_msg_type_known(unsigned int type)
@@ -389,6 +438,8 @@ static inline bool r2net_msg_len_ok(unsigned int type, bool reply, u32 len)
 	switch (type) {
 	case R2NET_MSG_HANDSHAKE:
 		return len == R2NET_HANDSHAKE_LEN;
+	case R2NET_MSG_AUTH:
+		return len == R2NET_MAC_LEN;
 	case R2NET_MSG_KEEPALIVE_REQ:
 	case R2NET_MSG_KEEPALIVE_RESP:
 		return len == 0;
@@ -495,6 +546,8 @@ struct r2net_handshake {
 	u32 idle_timeout_ms;
 	u32 keepalive_delay_ms;
 	u32 reconnect_delay_ms;
+	u8 nonce[R2NET_NONCE_LEN];
+	u8 mac[R2NET_MAC_LEN];
 };
 
 static inline void r2net_handshake_encode(struct r2net_handshake_le *w,
@@ -511,6 +564,8 @@ static inline void r2net_handshake_encode(struct r2net_handshake_le *w,
 	w->idle_timeout_ms = cpu_to_le32(hs->idle_timeout_ms);
 	w->keepalive_delay_ms = cpu_to_le32(hs->keepalive_delay_ms);
 	w->reconnect_delay_ms = cpu_to_le32(hs->reconnect_delay_ms);
+	memcpy(w->nonce, hs->nonce, sizeof(w->nonce));
+	memcpy(w->mac, hs->mac, sizeof(w->mac));
 }
 
 /*
@@ -518,8 +573,8 @@ static inline void r2net_handshake_encode(struct r2net_handshake_le *w,
  * Refuses a wrong length, another protocol version, an empty or unprintable
  * or badly padded cluster name, node numbers above R2NET_MAX_NODE, a zero
  * timeout, a keepalive delay not below the idle timeout, and non-zero
- * reserved bytes.  Whether the values match this node's is the caller's
- * business.
+ * reserved bytes.  Whether the values match this node's, and whether the
+ * mac is right, is the caller's business.
  */
 static inline enum r2net_reject
 r2net_handshake_decode(struct r2net_handshake *hs, const void *p, size_t len)
@@ -548,6 +603,8 @@ r2net_handshake_decode(struct r2net_handshake *hs, const void *p, size_t len)
 	hs->idle_timeout_ms = le32_to_cpu(w.idle_timeout_ms);
 	hs->keepalive_delay_ms = le32_to_cpu(w.keepalive_delay_ms);
 	hs->reconnect_delay_ms = le32_to_cpu(w.reconnect_delay_ms);
+	memcpy(hs->nonce, w.nonce, sizeof(hs->nonce));
+	memcpy(hs->mac, w.mac, sizeof(hs->mac));
 	if (hs->sender_node > R2NET_MAX_NODE ||
 	    hs->receiver_node > R2NET_MAX_NODE)
 		return R2NET_REJECT_BAD_PAYLOAD;

@@ -128,6 +128,30 @@ put $s/num 201
 get $s/num 201
 ok "spare node is renumbered while no node is local"
 
+# The cluster key: write-only, 64 hex digits, needed before local.
+key=$(awk '/^cluster:/ { c = 1; next } /^[a-z]+:/ { c = 0 }
+	c && $1 == "cluster_key" { print $3 }' /etc/ramster.conf)
+[ ${#key} = 64 ] || fail "no 64-digit cluster_key in /etc/ramster.conf"
+[ "$(stat -c %a $c/cluster_key)" = 200 ] ||
+	fail "cluster_key has mode $(stat -c %a $c/cluster_key), want 200"
+cat $c/cluster_key > /dev/null 2>&1 && fail "cluster_key could be read"
+refuse $n/local 1 "local before cluster_key"
+# refuse_key VALUE WHAT: the write of VALUE to cluster_key must fail.
+refuse_key() {
+	if err=$( { echo "$1" > $c/cluster_key; } 2>&1 ); then
+		fail "$2: writing it to cluster_key was accepted"
+	fi
+	ok "refused a cluster_key of $2 (${err##*: })"
+}
+refuse_key "$(echo "$key" | cut -c2-)" "63 hex digits"
+refuse_key "${key}0" "65 hex digits"
+refuse_key "g$(echo "$key" | cut -c2-)" "a non-hex digit"
+refuse_key "" "nothing"
+refuse_key "$key$key" "two keys"
+refuse $n/local 1 "local after only bad cluster_keys"
+put $c/cluster_key "$key"
+ok "cluster_key taken"
+
 # This node becomes local; the cluster is then live.
 put $n/local 1
 get $n/local 1
@@ -143,6 +167,10 @@ refuse $s/num 202 "num of a node while the cluster is live"
 refuse $c/idle_timeout_ms 60000 "idle timeout while live"
 refuse $c/keepalive_delay_ms 1000 "keepalive while live"
 refuse $c/reconnect_delay_ms 1000 "reconnect delay while live"
+refuse_key "$key" "any value while live"
+! dmesg | grep -qi "$key\|$(echo "$key" | cut -c1-16)" ||
+	fail "the cluster key is in the kernel log"
+ok "the cluster key is nowhere in the kernel log"
 # A node added while live can still be set up.
 mkdir $c/node/late || fail "mkdir node late while live"
 put $c/node/late/ipv4_port 7778

@@ -1,4 +1,5 @@
-# r2net-inject: r2net refuses bad frames, bad handshakes, a flood of idle
+# r2net-inject: r2net refuses bad frames, bad handshakes (another key, a
+# replayed one), a flood of idle
 # connections and a stranger, counts each under its reason, and keeps
 # serving its real peers meanwhile.
 #
@@ -60,7 +61,9 @@ ip_of() { awk -v n="$1" '$1 == n { print $2 }' /run/nodes; }
 peers=$(awk -v me="$me" '$1 != me { print $1 }' /run/nodes)
 [ "$injector" != 0 ] || fail "$conf has a node 0 already; the ghost needs it"
 
-# The ghost and short timeouts, the same on every node.
+# The ghost and short timeouts, the same on every node.  (The file has
+# the cluster key: its copies are 0600 too.)
+umask 077
 awk -v ghost=$ghost -v cl="$cluster" -v t=$timeouts '
 	/^cluster:/ { print; c = 1; split(t, v, ",")
 		print "\tidle_timeout_ms = " v[1]
@@ -141,7 +144,11 @@ if [ "$me" = "$injector" ]; then
 	ip addr add $stranger/24 dev eth0 || fail "ip addr add $stranger"
 	wait_phase "$target" ready 300
 	to=$(ip_of "$target"):7777
-	as_ghost="-b $ghost -c $cluster -s 0 -r $target -T $timeouts"
+	# The key, for the ghost's handshakes: never on a command line.
+	(umask 077; awk '/^cluster:/ { c = 1; next } /^[a-z]+:/ { c = 0 }
+		c && $1 == "cluster_key" { print $3 }' $conf > /run/key)
+	[ -s /run/key ] || fail "no cluster_key in $conf"
+	as_ghost="-b $ghost -c $cluster -s 0 -r $target -T $timeouts -k /run/key"
 	# inject ARGS...: r2inject must exit 0; its line goes to the results.
 	inject() {
 		out=$(r2inject "$@" 2>&1) || fail "r2inject $*: $out"
@@ -149,7 +156,8 @@ if [ "$me" = "$injector" ]; then
 		ok "$(echo "$out" | tail -n 1)"
 	}
 	for c in bad-magic bad-version too-long truncated unknown-type bad-key \
-		mismatched-handshake; do
+		mismatched-handshake wrong-key replayed-handshake forged-frame \
+		replayed-frame; do
 		inject $as_ghost $c "$to"
 	done
 	inject -b $stranger not-a-node "$to"
@@ -168,21 +176,25 @@ if [ "$me" = "$target" ]; then
 	refused=$(cut -d' ' -f2 /run/refused)
 	sleep 1
 	cat $r2d/nodes/0 $r2d/listener
-	# One rejection per case; garbage after the handshake is a bad magic.
+	# One rejection per case; garbage after the handshake is a bad magic;
+	# a wrong key, a replayed handshake, a forged and a replayed frame
+	# fail their MACs.
 	seen=
 	for w in truncated:1 bad_magic:2 bad_version:1 bad_type:1 bad_flags:0 \
 		too_long:1 bad_length:0 bad_status:0 bad_key:1 bad_payload:0 \
-		handshake:1 direction:0 duplicate:0 unexpected:0; do
+		handshake:1 direction:0 duplicate:0 unexpected:0 auth:4; do
 		d=$(delta 0 rejected_${w%:*})
 		[ "$d" = "${w#*:}" ] ||
 			fail "node 0 rejected_${w%:*} rose by $d, want ${w#*:}"
 		[ "$d" = 0 ] || seen="$seen ${w%:*} +$d"
 	done
 	ok "node 0 rejected:$seen (one per case; the garbage is a bad_magic), nothing else"
-	[ "$(delta 0 connects)" = 1 ] ||
-		fail "node 0 connects rose by $(delta 0 connects), want 1 (the handshake before the garbage)"
+	[ "$(delta 0 connects)" = 4 ] ||
+		fail "node 0 connects rose by $(delta 0 connects), want 4 (the handshakes before the replay, the forged and replayed frames and the garbage)"
 	[ "$(st 0 state)" != up ] || fail "node 0 is still up after its garbage"
-	ok "node 0's one good handshake was taken, and dropped on its garbage"
+	dmesg | grep -q "node 0 ($ghost): its AUTH is wrong: a handshake replayed" ||
+		fail "no log line naming $ghost and the replayed handshake"
+	ok "node 0's four good handshakes were taken; its replay, wrong key, forged and replayed frames and garbage were not"
 	[ "$(ldelta refused_unknown_address)" = 1 ] ||
 		fail "listener refused_unknown_address rose by $(ldelta refused_unknown_address), want 1 (the stranger)"
 	d=$(ldelta refused_too_many_pending)

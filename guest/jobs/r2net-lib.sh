@@ -88,10 +88,12 @@ r2net_up() {
 	peers=$(awk '/^node:/ { n = 1; next } /^[a-z]+:/ { n = 0 }
 		n && $1 == "number" { print $3 }' /etc/ramster.conf | grep -vx "$me")
 	[ -n "$peers" ] || fail "no other nodes in /etc/ramster.conf"
+	# ramster.conf holds the cluster key: its copies are 0600 too.
+	(umask 077
 	awk -v i=$idle_ms -v k=$keepalive_ms -v r=$reconnect_ms '{ print }
 		/^cluster:/ { print "\tidle_timeout_ms = " i
 			print "\tkeepalive_delay_ms = " k
-			print "\treconnect_delay_ms = " r }' /etc/ramster.conf > /run/conf
+			print "\treconnect_delay_ms = " r }' /etc/ramster.conf > /run/conf)
 	cat /run/conf > /etc/ramster.conf
 	insmod /lib/modules/ramster/r2net.ko || fail "insmod r2net"
 	# r2echo.ko is built for the project's kernels only: an image for

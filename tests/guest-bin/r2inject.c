@@ -23,11 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "r2net_wire.h"
+#include "blake2s.h"
+#include "poly1305.h"
 
 #define EXIT_MISBEHAVED	1
 #define EXIT_USAGE	2
@@ -47,6 +50,10 @@ enum inject_case {
 	C_MISMATCHED,
 	C_FLOOD,
 	C_NOT_A_NODE,
+	C_WRONG_KEY,
+	C_REPLAY,
+	C_FORGED_FRAME,
+	C_REPLAYED_FRAME,
 	C_NR,
 };
 
@@ -61,6 +68,10 @@ static const char * const case_names[C_NR] = {
 	[C_MISMATCHED]	= "mismatched-handshake",
 	[C_FLOOD]	= "flood",
 	[C_NOT_A_NODE]	= "not-a-node",
+	[C_WRONG_KEY]	= "wrong-key",
+	[C_REPLAY]	= "replayed-handshake",
+	[C_FORGED_FRAME] = "forged-frame",
+	[C_REPLAYED_FRAME] = "replayed-frame",
 };
 
 struct opts {
@@ -76,6 +87,7 @@ struct opts {
 	unsigned int max_pending;
 	unsigned int wait_ms;
 	enum inject_case c;
+	uint8_t key[R2NET_KEY_LEN];	/* -k; zero without */
 };
 
 static void usage(FILE *f)
@@ -110,6 +122,17 @@ static void usage(FILE *f)
 "                   is allowed, as a loaded guest fires timers late\n"
 "  not-a-node       one connection from -b ADDR, which must not be a\n"
 "                   configured node's address; it must be closed at once\n"
+"  wrong-key        a handshake right in everything but its MAC, made with\n"
+"                   another key than -k\n"
+"  replayed-handshake\n"
+"                   a whole handshake (-c, -s, -r, -T, -k) that the target\n"
+"                   takes, then the same first frame and AUTH again on a\n"
+"                   new connection, as one who recorded them would\n"
+"  forged-frame     a whole handshake, then a keepalive whose tag is wrong\n"
+"                   in one bit\n"
+"  replayed-frame   a whole handshake, then a keepalive with its right tag,\n"
+"                   which the target must answer (its answer's tag is\n"
+"                   checked), then the same frame again\n"
 "\n"
 "Options:\n"
 "  -b ADDR     bind the source address (an address of this machine).  For\n"
@@ -122,6 +145,8 @@ static void usage(FILE *f)
 "              (default 0)\n"
 "  -r NUM      receiver node number: the target's; needed by\n"
 "              garbage-after-handshake and mismatched-handshake\n"
+"  -k FILE     the cluster key, 64 hex digits (ramster.conf: cluster_key);\n"
+"              every handshake is signed with it\n"
 "  -T IDLE,KEEPALIVE,RECONNECT\n"
 "              the cluster's timeouts in ms, as in handshakes (default\n"
 "              %d,%d,%d)\n"
@@ -234,6 +259,34 @@ static void parse_timeouts(const char *s, struct opts *o)
 	o->reconnect_ms = v[2];
 }
 
+/* The key in FILE: 64 hex digits, an optional newline. */
+static void read_key(const char *file, uint8_t *key)
+{
+	char buf[2 * R2NET_KEY_LEN + 2];
+	size_t n, i;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f)
+		usage_err("-k %s: %s", file, strerror(errno));
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (n != 2 * R2NET_KEY_LEN)
+		usage_err("-k %s: want %d hex digits, the cluster key", file,
+			  2 * R2NET_KEY_LEN);
+	for (i = 0; i < R2NET_KEY_LEN; i++) {
+		unsigned int b;
+
+		if (sscanf(buf + 2 * i, "%2x", &b) != 1 ||
+		    !strchr("0123456789abcdefABCDEF", buf[2 * i]) ||
+		    !strchr("0123456789abcdefABCDEF", buf[2 * i + 1]))
+			usage_err("-k %s: not hex digits", file);
+		key[i] = (uint8_t)b;
+	}
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	const char *cluster_chars = "abcdefghijklmnopqrstuvwxyz"
@@ -258,7 +311,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		}
 	}
-	while ((opt = getopt(argc, argv, "+b:c:s:r:T:n:p:w:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+b:c:k:s:r:T:n:p:w:h")) != -1) {
 		switch (opt) {
 		case 'b':
 			o->bind_str = optarg;
@@ -270,6 +323,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				usage_err("-c '%s' is not a cluster name (1..%d of [A-Za-z0-9._-])",
 					  optarg, R2NET_CLUSTER_NAME_LEN);
 			o->cluster = optarg;
+			break;
+		case 'k':
+			read_key(optarg, o->key);
 			break;
 		case 's':
 			o->sender = parse_uint(optarg, 0, R2NET_MAX_NODE, "-s");
@@ -310,7 +366,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	parse_addr(argv[optind + 1], &o->dst, true, "ADDRESS");
 	snprintf(o->target, sizeof(o->target), "%s:%u",
 		 inet_ntoa(o->dst.sin_addr), ntohs(o->dst.sin_port));
-	if ((o->c == C_GARBAGE || o->c == C_MISMATCHED) && o->receiver < 0)
+	if ((o->c == C_GARBAGE || o->c == C_MISMATCHED ||
+	     o->c == C_WRONG_KEY || o->c == C_REPLAY ||
+	     o->c == C_FORGED_FRAME || o->c == C_REPLAYED_FRAME) &&
+	    o->receiver < 0)
 		usage_err("%s needs -r, the target's node number", case_names[o->c]);
 	if (o->c == C_NOT_A_NODE && !o->bind_str)
 		usage_err("not-a-node needs -b ADDR, an address of this machine that is not a configured node's");
@@ -481,14 +540,55 @@ struct hs_frame {
 static_assert(sizeof(struct hs_frame) == R2NET_HDR_LEN + R2NET_HANDSHAKE_LEN,
 	      "hs_frame size");
 
-static void hs_frame_init(struct hs_frame *f, const struct opts *o,
-			  const char *cluster)
+/* MAC(label, a || b) under key, as r2net_wire.h says. */
+static void hs_mac(const uint8_t *key, const char *label, const void *a,
+		   size_t alen, const void *b, size_t blen, uint8_t *out)
+{
+	struct b2s st;
+
+	b2s_init(&st, key, R2NET_KEY_LEN);
+	b2s_update(&st, label, strlen(label));
+	b2s_update(&st, a, alen);
+	b2s_update(&st, b, blen);
+	b2s_final(&st, out);
+}
+
+/* The connector's handshake frame (m1): a fresh nonce, signed with key. */
+static void hs_frame_init_key(struct hs_frame *f, const struct opts *o,
+			      const char *cluster, const uint8_t *key)
 {
 	struct r2net_handshake hs;
 
 	handshake_of(o, &hs, cluster);
+	if (getrandom(hs.nonce, sizeof(hs.nonce), 0) != sizeof(hs.nonce)) {
+		err("getrandom: %s", strerror(errno));
+		exit(EXIT_USAGE);
+	}
 	r2net_hdr_init(&f->h, R2NET_MSG_HANDSHAKE, 0, R2NET_HANDSHAKE_LEN, 1, 0);
 	r2net_handshake_encode(&f->p, &hs);
+	hs_mac(key, "r2net hs1", &f->p, R2NET_HS_SIGNED_LEN, NULL, 0,
+	       f->p.mac);
+}
+
+static void hs_frame_init(struct hs_frame *f, const struct opts *o,
+			  const char *cluster)
+{
+	hs_frame_init_key(f, o, cluster, o->key);
+}
+
+/* The AUTH frame that ends the connector's handshake. */
+struct auth_frame {
+	struct r2net_hdr h;
+	uint8_t mac[R2NET_MAC_LEN];
+};
+
+static void auth_frame_init(struct auth_frame *a, const struct opts *o,
+			    const struct hs_frame *m1,
+			    const struct r2net_handshake_le *m2)
+{
+	r2net_hdr_init(&a->h, R2NET_MSG_AUTH, 0, R2NET_MAC_LEN, 1, 0);
+	hs_mac(o->key, "r2net hs3", &m1->p, R2NET_HANDSHAKE_LEN, m2,
+	       R2NET_HANDSHAKE_LEN, a->mac);
 }
 
 /* A cluster name that is valid but not o->cluster. */
@@ -507,8 +607,11 @@ static void other_cluster(const struct opts *o, char *buf, size_t size)
  * Read the target's handshake and check it names us and itself; after we
  * sent ours, it says the target took the connection.  0 or -1 (said why).
  */
-static int expect_handshake(int fd, const struct opts *o, long long deadline)
+static int expect_handshake(int fd, const struct opts *o,
+			    const struct hs_frame *m1,
+			    struct r2net_handshake_le *m2, long long deadline)
 {
+	uint8_t mac[R2NET_MAC_LEN];
 	struct r2net_handshake hs;
 	struct hs_frame f;
 	struct r2net_msg m;
@@ -548,7 +651,67 @@ static int expect_handshake(int fd, const struct opts *o, long long deadline)
 		    o->receiver, o->cluster, o->sender);
 		return -1;
 	}
+	hs_mac(o->key, "r2net hs2", &m1->p, R2NET_HANDSHAKE_LEN, &f.p,
+	       R2NET_HS_SIGNED_LEN, mac);
+	if (memcmp(mac, f.p.mac, sizeof(mac))) {
+		err("%s's handshake MAC is wrong: is -k the cluster's key?",
+		    o->target);
+		return -1;
+	}
+	*m2 = f.p;
 	return 0;
+}
+
+/*
+ * A whole handshake on fd (m1 given, m2 read and checked, AUTH): 0, or -1
+ * (said why).
+ */
+static int handshake(int fd, const struct opts *o, const struct hs_frame *m1,
+		     struct auth_frame *a, struct r2net_handshake_le *m2out)
+{
+	struct r2net_handshake_le m2;
+
+	if (send_all(fd, m1, sizeof(*m1))) {
+		err("%s closed the connection during our handshake (%s); do -c, -s, -r, -T, -k and -b match a node it expects?",
+		    o->target, strerror(errno));
+		return -1;
+	}
+	if (expect_handshake(fd, o, m1, &m2, now_ms() + o->wait_ms))
+		return -1;
+	auth_frame_init(a, o, m1, &m2);
+	if (send_all(fd, a, sizeof(*a))) {
+		err("%s closed the connection at our AUTH (%s)", o->target,
+		    strerror(errno));
+		return -1;
+	}
+	if (m2out)
+		*m2out = m2;
+	return 0;
+}
+
+/* A keepalive and its tag: a frame after the handshake. */
+struct tagged_ka {
+	struct r2net_hdr h;
+	uint8_t tag[R2NET_TAG_LEN];
+};
+
+/* The tag of frame number seq, of len bytes at p, under direction key. */
+static void frame_tag(const uint8_t *key, uint64_t seq, const void *p,
+		      size_t len, uint8_t *tag)
+{
+	uint8_t otk[P1305_KEY], n[8];
+	struct p1305 ps;
+	struct b2s st;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		n[i] = (uint8_t)(seq >> (8 * i));
+	b2s_init(&st, key, R2NET_KEY_LEN);
+	b2s_update(&st, n, sizeof(n));
+	b2s_final(&st, otk);
+	p1305_init(&ps, otk);
+	p1305_update(&ps, p, len);
+	p1305_final(&ps, tag);
 }
 
 /* The bytes a frame case sends, in buf; returns the length. */
@@ -558,6 +721,7 @@ static size_t build_case(const struct opts *o, unsigned char *buf,
 	struct hs_frame f;
 	struct r2net_hdr h;
 	char other[R2NET_CLUSTER_NAME_LEN + 1];
+	uint8_t wrong[R2NET_KEY_LEN];
 	size_t i;
 
 	hs_frame_init(&f, o, o->cluster);
@@ -577,6 +741,11 @@ static size_t build_case(const struct opts *o, unsigned char *buf,
 	case C_MISMATCHED:
 		other_cluster(o, other, sizeof(other));
 		hs_frame_init(&f, o, other);
+		break;
+	case C_WRONG_KEY:
+		memcpy(wrong, o->key, sizeof(wrong));
+		wrong[0] ^= 1;
+		hs_frame_init_key(&f, o, o->cluster, wrong);
 		break;
 	case C_TOO_LONG:
 		r2net_hdr_init(&h, R2NET_MSG_HANDSHAKE, 0,
@@ -634,6 +803,133 @@ static int finish_line(const struct opts *o, const char *sent,
 	return ok ? 0 : EXIT_MISBEHAVED;
 }
 
+/*
+ * Send the bad bytes on fd (a target that closed at once may reset us),
+ * then see whether and when the target closes; says so in one line (sent:
+ * what was sent) and closes fd.
+ */
+static int send_bad(const struct opts *o, int fd, const void *buf,
+		    size_t len, const char *sent)
+{
+	enum closed_how how;
+	size_t got = 0;
+	long long t0;
+
+	t0 = now_ms();
+	if (send_all(fd, buf, len) && errno != ECONNRESET && errno != EPIPE) {
+		err("cannot send to %s: %s", o->target, strerror(errno));
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	if (o->c == C_TRUNCATED)
+		shutdown(fd, SHUT_WR);
+	how = wait_closed(fd, t0 + o->wait_ms, &got);
+	close(fd);
+	return finish_line(o, sent, how, now_ms() - t0, got);
+}
+
+/*
+ * replayed-handshake: a handshake the target takes, on fd; then, on a new
+ * connection, the same m1 and AUTH.  The target's fresh m2 makes the old
+ * AUTH wrong: it must close.
+ */
+static int run_replay(const struct opts *o, int fd)
+{
+	struct r2net_handshake_le m2;
+	struct auth_frame a;
+	struct hs_frame m1;
+	enum closed_how how;
+	size_t got = 0;
+
+	hs_frame_init(&m1, o, o->cluster);
+	if (handshake(fd, o, &m1, &a, NULL)) {
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	/* Up once the target read AUTH: it then keeps the link, for now. */
+	how = wait_closed(fd, now_ms() + 500, &got);
+	close(fd);
+	if (how != STILL_OPEN) {
+		err("%s closed a connection whose handshake was right (%s); is -k the cluster's key?",
+		    o->target, closed_name(how));
+		return EXIT_MISBEHAVED;
+	}
+	/* The target must first take the old connection for closed. */
+	usleep(1000 * 1000);
+	fd = open_conn(o, false);
+	if (fd < 0)
+		return EXIT_MISBEHAVED;
+	if (send_all(fd, &m1, sizeof(m1)) ||
+	    recv_exact(fd, &m2, R2NET_HDR_LEN, now_ms() + o->wait_ms) ||
+	    recv_exact(fd, &m2, sizeof(m2), now_ms() + o->wait_ms)) {
+		err("%s did not answer the replayed first frame with its own handshake, as it should (its MAC is right)",
+		    o->target);
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	return send_bad(o, fd, &a, sizeof(a),
+			"a handshake it took, then its first frame and AUTH again on a new connection");
+}
+
+/*
+ * forged-frame and replayed-frame, on fd: a whole handshake, then a
+ * keepalive with a tag wrong in one bit, or the right one twice (the
+ * first must be answered, with a right tag).  Returns what finish_line
+ * does.
+ */
+static int run_frame_forgery(const struct opts *o, int fd)
+{
+	uint8_t c2a[R2NET_KEY_LEN], a2c[R2NET_KEY_LEN], want[R2NET_TAG_LEN];
+	struct r2net_handshake_le m2;
+	struct tagged_ka ka, resp;
+	struct auth_frame a;
+	struct hs_frame m1;
+	unsigned int seq = 0;
+	long long t0;
+
+	hs_frame_init(&m1, o, o->cluster);
+	if (handshake(fd, o, &m1, &a, &m2)) {
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	hs_mac(o->key, "r2net key c2a", &m1.p, R2NET_HANDSHAKE_LEN, &m2,
+	       R2NET_HANDSHAKE_LEN, c2a);
+	hs_mac(o->key, "r2net key a2c", &m1.p, R2NET_HANDSHAKE_LEN, &m2,
+	       R2NET_HANDSHAKE_LEN, a2c);
+	r2net_hdr_init(&ka.h, R2NET_MSG_KEEPALIVE_REQ, 0, 0, 0x6b61, 0);
+	frame_tag(c2a, 0, &ka.h, sizeof(ka.h), ka.tag);
+	if (o->c == C_FORGED_FRAME) {
+		ka.tag[5] ^= 0x10;
+		return send_bad(o, fd, &ka, sizeof(ka),
+				"a handshake it took, then a keepalive whose tag is wrong in one bit");
+	}
+	t0 = now_ms();
+	if (send_all(fd, &ka, sizeof(ka))) {
+		err("%s closed the connection at our keepalive, whose tag was right (%s)",
+		    o->target, strerror(errno));
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	/* Its answer: perhaps after a keepalive of its own. */
+	do {
+		if (recv_exact(fd, &resp, sizeof(resp), t0 + o->wait_ms)) {
+			err("%s did not answer our keepalive, whose tag was right",
+			    o->target);
+			close(fd);
+			return EXIT_MISBEHAVED;
+		}
+		frame_tag(a2c, seq++, &resp.h, sizeof(resp.h), want);
+		if (memcmp(want, resp.tag, sizeof(want))) {
+			err("%s's frame %u has a wrong tag: does this tool tag frames as r2net_wire.h says?",
+			    o->target, seq - 1);
+			close(fd);
+			return EXIT_MISBEHAVED;
+		}
+	} while (le16_to_cpu(resp.h.type) != R2NET_MSG_KEEPALIVE_RESP);
+	return send_bad(o, fd, &ka, sizeof(ka),
+			"a handshake it took, a keepalive it answered, then that keepalive again");
+}
+
 /* Every case but flood: one connection, some bytes, wait for the close. */
 static int run_frame_case(const struct opts *o)
 {
@@ -656,35 +952,24 @@ static int run_frame_case(const struct opts *o)
 		return finish_line(o, sent, how, now_ms() - t0, got);
 	}
 	if (o->c == C_GARBAGE) {
+		struct auth_frame a;
 		struct hs_frame f;
 
 		hs_frame_init(&f, o, o->cluster);
-		if (send_all(fd, &f, sizeof(f))) {
-			err("%s closed the connection during our handshake (%s); do -c, -s, -r, -T and -b match a node it expects?",
-			    o->target, strerror(errno));
-			close(fd);
-			return EXIT_MISBEHAVED;
-		}
-		if (expect_handshake(fd, o, now_ms() + o->wait_ms)) {
+		if (handshake(fd, o, &f, &a, NULL)) {
 			close(fd);
 			return EXIT_MISBEHAVED;
 		}
 	}
+	if (o->c == C_REPLAY)
+		return run_replay(o, fd);
+	if (o->c == C_FORGED_FRAME || o->c == C_REPLAYED_FRAME)
+		return run_frame_forgery(o, fd);
 	len = build_case(o, buf, sizeof(buf));
-	t0 = now_ms();
-	if (send_all(fd, buf, len) && errno != ECONNRESET && errno != EPIPE) {
-		err("cannot send to %s: %s", o->target, strerror(errno));
-		close(fd);
-		return EXIT_MISBEHAVED;
-	}
-	if (o->c == C_TRUNCATED)
-		shutdown(fd, SHUT_WR);
 	snprintf(sent, sizeof(sent), "sent %zu bytes%s%s", len,
 		 o->c == C_GARBAGE ? " after a handshake it answered" : "",
 		 o->c == C_TRUNCATED ? " of a 4128-byte frame, then end of stream" : "");
-	how = wait_closed(fd, t0 + o->wait_ms, &got);
-	close(fd);
-	return finish_line(o, sent, how, now_ms() - t0, got);
+	return send_bad(o, fd, buf, len, sent);
 }
 
 /* The flood's connections; times are ms since t0, -1 for not yet. */
@@ -866,6 +1151,10 @@ int main(int argc, char **argv)
 	struct opts o;
 
 	parse_args(argc, argv, &o);
+	if (b2s_selftest() || p1305_selftest()) {
+		err("BLAKE2s or Poly1305 fails its RFC test vector: this build is broken");
+		return EXIT_USAGE;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.c == C_FLOOD)

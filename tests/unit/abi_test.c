@@ -28,6 +28,7 @@ static const u16 all_types[] = {
 	R2NET_MSG_HANDSHAKE,
 	R2NET_MSG_KEEPALIVE_REQ,
 	R2NET_MSG_KEEPALIVE_RESP,
+	R2NET_MSG_AUTH,
 	R2NET_MSG_TMEM_NEW_POOL,
 	R2NET_MSG_TMEM_DESTROY_POOL,
 	R2NET_MSG_TMEM_PUT_PAGE,
@@ -88,6 +89,10 @@ static void random_handshake(struct r2net_handshake *hs)
 	hs->idle_timeout_ms = 2 + rnd(UINT32_MAX - 2);
 	hs->keepalive_delay_ms = 1 + rnd(hs->idle_timeout_ms - 1);
 	hs->reconnect_delay_ms = 1 + rnd(UINT32_MAX - 1);
+	for (i = 0; i < R2NET_NONCE_LEN; i++)
+		hs->nonce[i] = (u8)rnd(256);
+	for (i = 0; i < R2NET_MAC_LEN; i++)
+		hs->mac[i] = (u8)rnd(256);
 }
 
 static void fill_random(u8 *p, size_t n)
@@ -153,6 +158,10 @@ static void random_sample(struct sample *s, u16 type, bool reply)
 	case R2NET_MSG_HANDSHAKE:
 		s->len = R2NET_HANDSHAKE_LEN;
 		break;
+	case R2NET_MSG_AUTH:
+		s->len = R2NET_MAC_LEN;
+		fill_random(s->user, s->len);
+		break;
 	case R2NET_MSG_TMEM_NEW_POOL:
 		s->len = s->reply ? 0 : R2NET_NEW_POOL_LEN;
 		break;
@@ -216,6 +225,9 @@ static size_t encode(union frame *f, const struct sample *s)
 	switch (s->type) {
 	case R2NET_MSG_HANDSHAKE:
 		r2net_handshake_encode(payload, &s->hs);
+		break;
+	case R2NET_MSG_AUTH:
+		memcpy(payload, s->user, s->len);
 		break;
 	case R2NET_MSG_TMEM_NEW_POOL:
 		r2net_tmem_new_pool_encode(payload, &s->np);
@@ -312,7 +324,9 @@ static void decode_and_compare(const union frame *f, size_t size,
 		      !strcmp(hs.cluster_name, s->hs.cluster_name) &&
 		      hs.idle_timeout_ms == s->hs.idle_timeout_ms &&
 		      hs.keepalive_delay_ms == s->hs.keepalive_delay_ms &&
-		      hs.reconnect_delay_ms == s->hs.reconnect_delay_ms,
+		      hs.reconnect_delay_ms == s->hs.reconnect_delay_ms &&
+		      !memcmp(hs.nonce, s->hs.nonce, sizeof(hs.nonce)) &&
+		      !memcmp(hs.mac, s->hs.mac, sizeof(hs.mac)),
 		      "handshake fields differ (name '%s' vs '%s')",
 		      hs.cluster_name, s->hs.cluster_name);
 		break;
@@ -327,6 +341,9 @@ static void decode_and_compare(const union frame *f, size_t size,
 		CHECK(r == R2NET_ACCEPT, "destroy_pool: %s", r2net_reject_name(r));
 		CHECK(pool_id == s->pool_id, "pool id %u vs %u", pool_id,
 		      s->pool_id);
+		break;
+	case R2NET_MSG_AUTH:
+		CHECK(!memcmp(payload, s->user, m.len), "auth mac differs");
 		break;
 	default:
 		if (m.len == R2NET_HANDLE_LEN) {
@@ -397,31 +414,37 @@ static void test_golden(void)
 {
 	/* a PUT_PAGE reply: -TMEM_ENOMEM, sys_status NOMEM, a key */
 	static const u8 hdr_bytes[R2NET_HDR_LEN] = {
-		0xa5, 0x52, 0x02, 0x00, 0x04, 0x01, 0x01, 0x00,
+		0xa5, 0x52, 0x03, 0x00, 0x04, 0x01, 0x01, 0x00,
 		0x20, 0x10, 0x00, 0x00, 0xf4, 0xff, 0xff, 0xff,
 		0x44, 0x33, 0x22, 0x11, 0x03, 0x00, 0x00, 0x00,
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
 	};
 	/* a user request: r2echo's type and key, 5 bytes */
 	static const u8 user_bytes[R2NET_HDR_LEN] = {
-		0xa5, 0x52, 0x02, 0x00, 0xec, 0x10, 0x00, 0x00,
+		0xa5, 0x52, 0x03, 0x00, 0xec, 0x10, 0x00, 0x00,
 		0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x6f, 0x68, 0x63, 0x65, 0x00, 0x00, 0x00, 0x00,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	};
 	/* a keepalive: no key, no status */
 	static const u8 ka_bytes[R2NET_HDR_LEN] = {
-		0xa5, 0x52, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00,
+		0xa5, 0x52, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x2a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	};
 	static const u8 hs_bytes[R2NET_HANDSHAKE_LEN] = {
-		0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0xfe, 0x00,
+		0x03, 0x00, 0x00, 0x00, 0x02, 0x00, 0xfe, 0x00,
 		'r', 'a', 'm', 's', 't', 'e', 'r', 0,
 		0, 0, 0, 0, 0, 0, 0, 0,
 		0x30, 0x75, 0x00, 0x00, 0xd0, 0x07, 0x00, 0x00,
 		0xd0, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		/* nonce */
+		0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xbb,
+		/* mac */
+		0xcc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xdd,
 	};
 	static const u8 handle_bytes[R2NET_HANDLE_LEN] = {
 		0x03, 0x00, 0x00, 0x00, 0x44, 0x33, 0x22, 0x11,
@@ -437,6 +460,8 @@ static void test_golden(void)
 		.idle_timeout_ms = R2NET_IDLE_TIMEOUT_MS_DEFAULT,
 		.keepalive_delay_ms = R2NET_KEEPALIVE_DELAY_MS_DEFAULT,
 		.reconnect_delay_ms = R2NET_RECONNECT_DELAY_MS_DEFAULT,
+		.nonce = { [0] = 0xaa, [R2NET_NONCE_LEN - 1] = 0xbb },
+		.mac = { [0] = 0xcc, [R2NET_MAC_LEN - 1] = 0xdd },
 	};
 	struct tmem_handle h = {
 		.pool_id = 3,
@@ -525,7 +550,7 @@ static void test_sizes(void)
 	      sizeof(h.req_id) == 8, "hdr field widths");
 	CHECK(sizeof(struct r2net_hdr) == 32, "hdr %zu", sizeof(struct r2net_hdr));
 	CHECK(R2NET_HDR_LEN == 32, "R2NET_HDR_LEN %d", R2NET_HDR_LEN);
-	CHECK(sizeof(struct r2net_handshake_le) == 40, "handshake %zu",
+	CHECK(sizeof(struct r2net_handshake_le) == 104, "handshake %zu",
 	      sizeof(struct r2net_handshake_le));
 	CHECK(sizeof(struct tmem_handle_le) == 32, "handle %zu",
 	      sizeof(struct tmem_handle_le));
@@ -813,7 +838,7 @@ static void test_rejects(void)
 	/* unknown types, around and between the known ones */
 	{
 		static const u16 bad_types[] = {
-			0, 4, 0xff, R2NET_MSG_TMEM_BASE,
+			0, 5, 0xff, R2NET_MSG_TMEM_BASE,
 			R2NET_MSG_TMEM_BASE + 3, R2NET_MSG_TMEM_BASE + 8,
 			R2NET_MSG_TMEM_BASE + 0x100 + TMEM_PUT_PAGE,
 			R2NET_MSG_TMEM_ZPAGE_BASE,
@@ -889,7 +914,8 @@ static void test_payload_rejects(void)
 	random_handshake(&good);
 	HS_REJECT((void)0, R2NET_ACCEPT);
 	HS_REJECT(w.protocol_version = cpu_to_le32(1), R2NET_REJECT_BAD_VERSION);
-	HS_REJECT(w.protocol_version = cpu_to_le32(3), R2NET_REJECT_BAD_VERSION);
+	HS_REJECT(w.protocol_version = cpu_to_le32(2), R2NET_REJECT_BAD_VERSION);
+	HS_REJECT(w.protocol_version = cpu_to_le32(4), R2NET_REJECT_BAD_VERSION);
 	HS_REJECT(w.protocol_version = 0, R2NET_REJECT_BAD_VERSION);
 	HS_REJECT(memset(w.cluster_name, 0, sizeof(w.cluster_name)),
 		  R2NET_REJECT_BAD_PAYLOAD);
