@@ -18,13 +18,23 @@
 # the writes r2net refuses (keepalive not below idle) and logs them.
 # share refuses a conf without shared_uuid, a node that is not a memory
 # server and a missing ramster_backend (its write needs the module).
+# The cluster key: configure writes the conf's cluster_key to
+# CLUSTER/cluster_key (a new file 0600 here) after the timeouts and before
+# any local (the preload library refuses local without it), shows it in
+# no output, undoes all on a refused key write, and refuses (2) a conf
+# without a key or with a malformed one, without showing the key.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-conf=tests/unit/fixtures/default.conf
+# The unit tests' default.conf, with a cluster key in its cluster: stanza
+# (line 4), as ramster-cluster up renders it.
+key=$(printf '0123456789abcdef%.0s' 1 2 3 4)
+nokey=tests/unit/fixtures/default.conf
+conf=$tmp/default.conf
+sed "s/^\tname = ramster\$/&\n\tcluster_key = $key/" $nokey >"$conf"
 
 bad()
 {
@@ -32,7 +42,7 @@ bad()
 	fail=1
 }
 
-make -s -C tools/ramsterctl ramsterctl CFLAGS="-O2 -g -Werror" ||
+make -s -C tools/ramsterctl ramsterctl conf-check CFLAGS="-O2 -g -Werror" ||
 	{ echo "FAIL: ramsterctl does not build"; exit 1; }
 rc=$top/tools/ramsterctl/ramsterctl
 
@@ -78,6 +88,12 @@ done
 for a in idle_timeout_ms keepalive_delay_ms reconnect_delay_ms; do
 	[ -e "$r/ramster/$a" ] && bad "$a written, but the conf gives none"
 done
+# the key, exactly as configfs takes it, in a file only root reads
+printf '%s\n' "$key" | cmp -s - "$r/ramster/cluster_key" ||
+	bad "ramster/cluster_key does not hold the key and a newline"
+[ "$(stat -c %a "$r/ramster/cluster_key")" = 600 ] ||
+	bad "ramster/cluster_key is mode $(stat -c %a "$r/ramster/cluster_key"), want 600"
+case $out in *"$key"*) bad "configure printed the key: $out" ;; esac
 
 # status, with debugfs emulated in $D (r2net's in $d = $D/r2net, found
 # from -D) and /sys/module in $M: ms0 (0) has every counter, client1 is
@@ -115,6 +131,7 @@ st_run()	# ARGS...: status with the default conf and fixture trees
 }
 st_run
 [ $st = 0 ] || bad "status: exit $st: $out"
+case $out in *"$key"*) bad "status printed the key: $out" ;; esac
 for o in ms0 client1 client2; do
 	echo "$out" | grep -q "^$o " || bad "status does not list $o: $out"
 done
@@ -419,11 +436,15 @@ for spec in "4000 1000 1000 idle_timeout_ms keepalive_delay_ms reconnect_delay_m
 "
 		check "$r/ramster/$a" "$v"
 	done
-	# each given one written once and taken, no other
-	[ "$(sort "$log" 2>/dev/null)" = "$(printf %s "$want" | sort)" ] ||
+	want="${want}cluster_key - ok
+"
+	# each given one written once and taken, no other; the key after
+	# them (and before local, which the preload refuses without it)
+	[ "$(sort "$log" 2>/dev/null)" = "$(printf %s "$want" | sort)" ] &&
+		[ "$(tail -n 1 "$log")" = "cluster_key - ok" ] ||
 		bad "timeouts $idle/$ka/$rcn written as:
 $(cat "$log" 2>/dev/null)
-want, in some order r2net takes:
+want, in some order r2net takes, then the key:
 $want"
 	for a in idle_timeout_ms keepalive_delay_ms reconnect_delay_ms; do
 		case " $* " in *" $a "*) ;; *)
@@ -441,6 +462,23 @@ run env LD_PRELOAD="$tmp/preload.so" R2NM_FAIL=reconnect_delay_ms \
 echo "$out" | grep -q "writing '1000' to .*ramster/reconnect_delay_ms failed: Input/output error" ||
 	bad "refused reconnect_delay_ms said: $out"
 [ -z "$(ls -A "$r")" ] || bad "refused reconnect_delay_ms left $(ls -A "$r")"
+# a refused key write undoes everything and does not show the key
+rm -f "$log"
+run env LD_PRELOAD="$tmp/preload.so" R2NM_FAIL=cluster_key R2NM_LOG="$log" \
+	"$tmp/rc-dyn" -c "$tmp/t.conf" -n client1 -r "$r" configure
+[ $st = 1 ] || bad "refused cluster_key: exit $st, want 1: $out"
+echo "$out" | grep -q "writing the cluster key to .*ramster/cluster_key failed: Input/output error" ||
+	bad "refused cluster_key said: $out"
+case $out in *"$key"*) bad "refused cluster_key printed the key: $out" ;; esac
+grep -q "$key" "$log" && bad "the preload library logged the key"
+[ -z "$(ls -A "$r")" ] || bad "refused cluster_key left $(ls -A "$r")"
+# the preload library stands in for r2net: a malformed key is refused,
+# and so is local = 1 before the key
+mkdir -p "$tmp/bite/c/node/n"
+echo "${key%?}" | LD_PRELOAD=$tmp/preload.so dd of="$tmp/bite/c/cluster_key" \
+	status=none 2>/dev/null && bad "the preload library took a key of 63 digits"
+echo 1 | LD_PRELOAD=$tmp/preload.so dd of="$tmp/bite/c/node/n/local" \
+	status=none 2>/dev/null && bad "the preload library took local = 1 without a key"
 # a conf whose keepalive is not below idle is refused before anything
 with_timeouts 1000 1000 -
 run "$rc" -c "$tmp/t.conf" -n client1 -r "$r" configure
@@ -453,7 +491,37 @@ echo "$out" | grep -qF "$tmp/t.conf:3: keepalive_delay_ms 1000 is not below idle
 sed 's/number = 2/number = 1/' $conf >"$tmp/dup.conf"
 run "$rc" -c "$tmp/dup.conf" -n client1 -r "$r" configure
 [ $st = 2 ] || bad "bad conf: exit $st, want 2"
-echo "$out" | grep -qF "$tmp/dup.conf:24:" || bad "bad conf said: $out"
+echo "$out" | grep -qF "$tmp/dup.conf:25:" || bad "bad conf said: $out"
+# no key, or a malformed one: what is wrong, never the key
+# said ST TEXT WHAT: the last run exited ST and said TEXT, and no key
+said()
+{
+	[ $st = "$1" ] && echo "$out" | grep -qF -- "$2" ||
+		bad "$3: exit $st, want $1 and '$2': $out"
+	case $out in *"${key:0:16}"*) bad "$3: the output shows the key: $out" ;; esac
+}
+run "$rc" -c $nokey -n client1 -r "$r" configure
+said 2 "$nokey has no cluster_key: r2net will not start without one; \`ramster-cluster up\` writes it" \
+	"conf without a key"
+for spec in "${key%?}:got 63 characters" "${key}0:got 65 characters" \
+	    "${key%?}g:character 64 is not one" \
+	    "${key:0:10} ${key:11}:character 11 is not one"; do
+	k=${spec%%:*} want=${spec#*:}
+	sed "s/^\tcluster_key = .*/\tcluster_key = $k/" $conf >"$tmp/badkey.conf"
+	run "$rc" -c "$tmp/badkey.conf" -n client1 -r "$r" configure
+	said 2 "$tmp/badkey.conf:4: cluster_key must be 64 hex digits (32 bytes), $want" \
+		"configure, key '$want'"
+	run tools/ramsterctl/conf-check "$tmp/badkey.conf"
+	said 2 "$tmp/badkey.conf:4: cluster_key must be 64 hex digits (32 bytes), $want" \
+		"conf-check, key '$want'"
+done
+sed "4p" $conf >"$tmp/twokeys.conf"
+run "$rc" -c "$tmp/twokeys.conf" -n client1 -r "$r" configure
+said 2 "$tmp/twokeys.conf:5: 'cluster_key' given twice" "two keys"
+run tools/ramsterctl/conf-check "$conf"
+said 0 "cluster_key set" "conf-check with a key"
+run tools/ramsterctl/conf-check $nokey
+said 0 "cluster_key none" "conf-check without a key"
 run "$rc" -c $conf -n nosuch -r "$r" configure
 [ $st = 2 ] || bad "unknown node: exit $st, want 2"
 echo "$out" | grep -q "'nosuch'" && echo "$out" | grep -qF "$conf" ||
@@ -480,10 +548,11 @@ echo "$out" | grep -q "writing '10.77.0.11' to .*client1/ipv4_address failed: Fi
 
 # Failure midway, by a real ENOSPC: a tmpfs with too few inodes, in a
 # private mount namespace (skipped where unshare/mount is not allowed).
-# Inodes: the root, ramster, node, ms0, client1, client2, then the files.
+# Inodes: the root, ramster, node, cluster_key, ms0, client1, client2,
+# then the files.
 if unshare -m true 2>/dev/null; then
-	for spec in "5 mkdir.*client2 failed: No space left on device" \
-		    "10 writing '10.77.0.11' to .*client1/ipv4_address failed: No space left on device"; do
+	for spec in "6 mkdir.*client2 failed: No space left on device" \
+		    "11 writing '10.77.0.11' to .*client1/ipv4_address failed: No space left on device"; do
 		inodes=${spec%% *} want=${spec#* }
 		m=$tmp/m$inodes
 		mkdir "$m"

@@ -34,6 +34,11 @@ int rc_cmd_check(const struct rc_cluster *c)
 		       c->shared_uuid, c->shared_uuid_generated ?
 		       " (made now: \"up\" makes another unless shared_uuid is given)" :
 		       "");
+	if (c->key_file)
+		printf("cluster key from key_file %s\n", c->key_file);
+	else
+		printf("cluster key: none given; up keeps the one in its state directory's %s or makes one there\n",
+		       RC_KEY_STATE_FILE);
 	for (i = 0; i < c->nr_nodes; i++) {
 		const struct rc_node *n = &c->nodes[i];
 
@@ -299,7 +304,8 @@ static int copy_image(const struct rc_cluster *c, const struct rc_opts *o,
 	char *initrd = rc_xasprintf("%s/%s", o->state, ifile);
 	int ret = -1;
 
-	if (!rc_copy_file(ksrc, kernel) && !rc_build_initrd(c, isrc, initrd))
+	if (!rc_copy_file(ksrc, kernel, 0644) &&
+	    !rc_build_initrd(c, isrc, initrd))
 		ret = 0;
 	free(kernel);
 	free(initrd);
@@ -307,13 +313,27 @@ static int copy_image(const struct rc_cluster *c, const struct rc_opts *o,
 }
 
 /*
- * Kernels, initrds with ramster.conf (the project's image, and Debian's
- * kernel and its image if a node has image = stock), rendered XML and
- * disks.
+ * The cluster key (key_file's, or STATE/cluster.key's, made if need be),
+ * kernels, initrds with ramster.conf (the project's image, and Debian's
+ * kernel and its image if a node has image = stock: every node gets the
+ * same conf and key), rendered XML and disks.
  */
-static int prepare_state(const struct rc_cluster *c, const struct rc_opts *o)
+static int prepare_state(struct rc_cluster *c, const struct rc_opts *o)
 {
-	if (make_state_dir(o->state) || rc_render_dir(c, o->tmpl, o->state, o->state))
+	bool made;
+
+	if (make_state_dir(o->state))
+		return -1;
+	if (c->key_file) {
+		printf("cluster key from key_file %s\n", c->key_file);
+	} else {
+		if (rc_key_state(c, o->state, &made))
+			return -1;
+		printf("cluster key in %s/%s (%s)\n", o->state,
+		       RC_KEY_STATE_FILE, made ? "made now" :
+		       "kept from an earlier up");
+	}
+	if (rc_render_dir(c, o->tmpl, o->state, o->state))
 		return -1;
 	if (copy_image(c, o, o->kernel, RC_KERNEL_FILE, o->initrd,
 		       RC_INITRD_FILE))

@@ -6,6 +6,10 @@
  * unpacks concatenated archives one after the other (see
  * Documentation/driver-api/early-userspace/buffer-format.rst), and an
  * uncompressed member must start at a multiple of 4 bytes.
+ *
+ * ramster.conf holds the cluster key: it is 0600 in the guest, and the
+ * initrd that carries it is 0600 on the host (libvirt gives QEMU the
+ * kernel and initrd of a domain it starts, dynamic_ownership).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,10 +53,10 @@ int rc_cpio_append_dir(FILE *f, const char *name)
 	return cpio_entry(f, name, S_IFDIR | 0755, 2, NULL, 0);
 }
 
-int rc_cpio_append_file(FILE *f, const char *name, const void *data,
-			size_t len)
+int rc_cpio_append_file(FILE *f, const char *name, unsigned int mode,
+			const void *data, size_t len)
 {
-	return cpio_entry(f, name, S_IFREG | 0644, 1, data, len);
+	return cpio_entry(f, name, S_IFREG | mode, 1, data, len);
 }
 
 int rc_cpio_finish(FILE *f)
@@ -85,20 +89,21 @@ static int append_conf(const struct rc_cluster *c, FILE *f)
 	if (!conf)
 		return -1;
 	ret = rc_cpio_append_dir(f, "etc") ||
-	      rc_cpio_append_file(f, "etc/ramster.conf", conf, len) ||
+	      rc_cpio_append_file(f, "etc/ramster.conf", 0600, conf, len) ||
 	      rc_cpio_finish(f) ? -1 : 0;
+	explicit_bzero(conf, len);
 	free(conf);
 	return ret;
 }
 
-/* DST = SRC + zero padding to 4 bytes + cpio(etc/ramster.conf). */
+/* DST = SRC + zero padding to 4 bytes + cpio(etc/ramster.conf), 0600. */
 int rc_build_initrd(const struct rc_cluster *c, const char *src,
 		    const char *dst)
 {
 	FILE *f;
 	long off;
 
-	if (rc_copy_file(src, dst))
+	if (rc_copy_file(src, dst, 0600))
 		return -1;
 	f = fopen(dst, "ab");
 	if (!f)

@@ -49,6 +49,7 @@ static const char *const cluster_keys[CK_COUNT] = {
 	[CK_PORT]	= "port",
 	[CK_SHARED_MIB]	= "shared_mib",
 	[CK_SHARED_UUID] = "shared_uuid",
+	[CK_KEY_FILE]	= "key_file",
 };
 
 /* An example line for each required key, for "add ..." hints. */
@@ -399,6 +400,23 @@ static void parse_shared_uuid(struct parser *p, const char *val)
 	c->valid |= 1U << CK_SHARED_UUID;
 }
 
+/*
+ * key_file: a path, relative to the description's directory, so that a
+ * description and its key move together and work from any directory.
+ */
+static void parse_key_file(struct parser *p, const char *val)
+{
+	struct rc_cluster *c = p->c;
+	const char *slash = strrchr(c->file, '/');
+
+	if (val[0] == '/' || !slash)
+		c->key_file = rc_xstrdup(val);
+	else
+		c->key_file = rc_xasprintf("%.*s/%s", (int)(slash - c->file),
+					   c->file, val);
+	c->valid |= 1U << CK_KEY_FILE;
+}
+
 static void cluster_value(struct parser *p, int key, const char *val)
 {
 	struct rc_cluster *c = p->c;
@@ -423,6 +441,9 @@ static void cluster_value(struct parser *p, int key, const char *val)
 		break;
 	case CK_SHARED_UUID:
 		parse_shared_uuid(p, val);
+		break;
+	case CK_KEY_FILE:
+		parse_key_file(p, val);
 		break;
 	}
 }
@@ -906,6 +927,33 @@ static int make_shared_uuid(struct rc_cluster *c)
 	return 0;
 }
 
+/*
+ * The key in key_file, checked like the rest of the description: what is
+ * wrong (never the file's text) and how to make a key file, on its line.
+ */
+static void load_key(struct rc_cluster *c)
+{
+	const char *path = c->key_file;
+	char why[256];
+	unsigned int mode;
+
+	switch (rc_key_read(path, c->key, why, sizeof(why), &mode)) {
+	case RC_KEY_OK:
+		rc_key_check_mode(path, mode);
+		return;
+	case RC_KEY_NOT_FILE:
+		desc_error(c, c->key_line[CK_KEY_FILE],
+			   "key_file %s: %s; name a file that holds the key, made with \"%s keygen > FILE && chmod 600 FILE\", or drop the line and up makes a key",
+			   path, why, RC_PROG);
+		return;
+	default:
+		desc_error(c, c->key_line[CK_KEY_FILE],
+			   "key_file %s: %s; make a key with \"%s keygen > %s && chmod 600 %s\", or drop the line and up makes one",
+			   path, why, RC_PROG, path, path);
+		return;
+	}
+}
+
 static void check_nodes(struct rc_cluster *c)
 {
 	int j;
@@ -930,10 +978,11 @@ static void check_nodes(struct rc_cluster *c)
 }
 
 /*
- * Read and validate FILE into C.  Returns 0, or -1 after printing every
+ * Read and validate FILE into C, and with NEED_KEY the key in its
+ * key_file, if it names one.  Returns 0, or -1 after printing every
  * problem found (c->nr_errors of them; 0 if the file could not be read).
  */
-int rc_desc_load(struct rc_cluster *c, const char *file)
+int rc_desc_load(struct rc_cluster *c, const char *file, bool need_key)
 {
 	struct parser p = { .c = c };
 	char *line = NULL;
@@ -968,6 +1017,8 @@ int rc_desc_load(struct rc_cluster *c, const char *file)
 	finish_cluster(c);
 	check_nodes(c);
 	check_shared(c);
+	if (need_key && VALID(c, CK_KEY_FILE))
+		load_key(c);
 	print_errors(c);
 	if (c->nr_errors)
 		return -1;

@@ -18,17 +18,22 @@ static const char usage_text[] =
 "description (o2cb-like stanzas; see libvirt-xml/README.md).\n"
 "\n"
 "Commands:\n"
-"  check         parse and validate the description; one line per node\n"
+"  check         parse and validate the description (and read key_file's\n"
+"                key); one line per node\n"
 "  render DIR    write DIR/network.xml, DIR/<node>.xml for every node and\n"
-"                DIR/ramster.conf (o2cb cluster.conf format plus a role line)\n"
+"                DIR/ramster.conf (o2cb cluster.conf format plus a role line;\n"
+"                mode 0600, with cluster_key only if key_file gives the key)\n"
 "  up            check, render into the state directory, copy the kernel and\n"
 "                the initrd there (the initrd gets etc/ramster.conf appended\n"
 "                as an uncompressed newc cpio), and -K and -I as well if a\n"
-"                node has image = stock, create fresh sparse raw disks\n"
-"                for the nodes (swap: zero-filled, data: ext4; the shared\n"
-"                disk, if shared_mib is set: OCFS2, made by mkfs.ocfs2), then\n"
-"                net-define + net-start the network and define + start every\n"
-"                domain; on any failure it undoes what it defined\n"
+"                node has image = stock; the cluster key is key_file's, else\n"
+"                the one in STATE/" RC_KEY_STATE_FILE " (kept from an earlier up), else\n"
+"                a new one from getrandom(2) stored there (0600); create\n"
+"                fresh sparse raw disks for the nodes (swap: zero-filled,\n"
+"                data: ext4; the shared disk, if shared_mib is set: OCFS2,\n"
+"                made by mkfs.ocfs2), then net-define + net-start the network\n"
+"                and define + start every domain; on any failure it undoes\n"
+"                what it defined\n"
 "  status        a table of node, number, role, domain state, memory, address;\n"
 "                then, for each node whose results log has one, its newest\n"
 "                \"RAMSTER-RESULT STATUS key=value ...\" line (from the log's\n"
@@ -39,7 +44,11 @@ static const char usage_text[] =
 "  results NODE  print NODE's results channel (guest ttyS1)\n"
 "  down          destroy and undefine every domain and the network of the\n"
 "                description; logs and disks stay in the state directory\n"
-"  initrd IN OUT write OUT = IN + etc/ramster.conf, as \"up\" does (no libvirt)\n"
+"  initrd IN OUT write OUT = IN + etc/ramster.conf, as \"up\" does (no libvirt;\n"
+"                the key only from key_file; OUT is 0600)\n"
+"  keygen        print a new cluster key, 64 hex digits (32 bytes of\n"
+"                getrandom(2)) and a newline: a key_file is\n"
+"                \"" RC_PROG " keygen > FILE && chmod 600 FILE\"\n"
 "\n"
 "Options:\n"
 "  -c FILE       cluster description (default " RC_DEFAULT_DESC ",\n"
@@ -80,6 +89,7 @@ static const char usage_text[] =
 "address), domains <cluster>-<node>, MAC 52:54:00:72:6d:<number in hex>.\n"
 "State directory: bzImage, initrd.img, stock-vmlinuz and stock-initrd.img\n"
 "(if a node has image = stock), network.xml, <node>.xml, ramster.conf,\n"
+RC_KEY_STATE_FILE " (without key_file; it, ramster.conf and the initrds are 0600),\n"
 "<node>-swap.img (vda), <node>-data.img (vdb, or vda with no swap disk),\n"
 "shared.img (shared_mib: every client's next disk, serial ramster-shared),\n"
 "<node>.console.log, <node>.results.log.\n"
@@ -88,7 +98,10 @@ static const char usage_text[] =
 "  cluster: name (a-z 0-9 -, <= 12 chars), subnet (private IPv4 CIDR,\n"
 "           prefix 8..30), port (default 7777), shared_mib (0 = none, else\n"
 "           >= 64: a disk all clients share, OCFS2), shared_uuid (its uuid,\n"
-"           8-4-4-4-12 lowercase hex; default: a new one each run)\n"
+"           8-4-4-4-12 lowercase hex; default: a new one each run),\n"
+"           key_file (a file holding the cluster key, 64 hex digits and an\n"
+"           optional newline, from keygen; a relative path is from the\n"
+"           description's directory; default: up's STATE/" RC_KEY_STATE_FILE ")\n"
 "  node:    name, number (0-254), role (memory-server | client),\n"
 "           memory_mib (>= 128), ip_address (in subnet), vcpus (default 1),\n"
 "           swap_mib, data_mib (0 = no disk; clients default 1024 and 512,\n"
@@ -257,6 +270,9 @@ static int run(struct rc_cluster *c, struct rc_opts *o, char **argv,
 	if (!strcmp(cmd, "down"))
 		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
 		       rc_cmd_down(c, o);
+	if (!strcmp(cmd, "keygen"))
+		return want_args(cmd, argc - 1, 0) ? RC_EXIT_BAD :
+		       rc_cmd_keygen();
 	if (!strcmp(cmd, "initrd"))
 		return want_args(cmd, argc - 1, 2) ? RC_EXIT_BAD :
 		       rc_build_initrd(c, argv[1], argv[2]) ?
@@ -272,7 +288,7 @@ static bool known_command(const char *cmd)
 {
 	static const char *const cmds[] = {
 		"check", "render", "up", "status", "console", "results",
-		"down", "initrd",
+		"down", "initrd", "keygen",
 	};
 	size_t i;
 
@@ -285,6 +301,13 @@ static bool known_command(const char *cmd)
 static bool needs_templates(const char *cmd)
 {
 	return !strcmp(cmd, "render") || !strcmp(cmd, "up");
+}
+
+/* The commands that read key_file: the others work without the key. */
+static bool needs_key(const char *cmd)
+{
+	return needs_templates(cmd) || !strcmp(cmd, "check") ||
+	       !strcmp(cmd, "initrd");
 }
 
 int main(int argc, char **argv)
@@ -352,7 +375,10 @@ int main(int argc, char **argv)
 		return RC_EXIT_BAD;
 	}
 
-	if (rc_desc_load(&cluster, o.desc)) {
+	/* keygen needs no description. */
+	if (!strcmp(argv[optind], "keygen"))
+		return run(&cluster, &o, argv + optind, argc - optind);
+	if (rc_desc_load(&cluster, o.desc, needs_key(argv[optind]))) {
 		if (cluster.nr_errors)
 			fprintf(stderr, "%s: %s: %d error%s; nothing was changed\n",
 				RC_PROG, o.desc, cluster.nr_errors,

@@ -51,6 +51,10 @@
 #define RC_SHARED_FILE		"shared.img"
 #define RC_SHARED_SERIAL	"ramster-shared"
 #define RC_UUID_SOURCE		"/proc/sys/kernel/random/uuid"
+/* r2net's cluster key (key.c): 32 bytes, written as 64 hex digits. */
+#define RC_KEY_BYTES		32
+#define RC_KEY_HEX		(2 * RC_KEY_BYTES)
+#define RC_KEY_STATE_FILE	"cluster.key"	/* up's key, 0600 */
 
 enum rc_role {
 	RC_ROLE_NONE,
@@ -88,6 +92,7 @@ enum rc_cluster_key {
 	CK_PORT,
 	CK_SHARED_MIB,
 	CK_SHARED_UUID,
+	CK_KEY_FILE,
 	CK_COUNT,
 };
 
@@ -123,6 +128,14 @@ struct rc_cluster {
 	unsigned long shared_mib;	/* 0: no shared disk */
 	char shared_uuid[RC_UUID_LEN + 1];	/* "" unless shared_mib */
 	bool shared_uuid_generated;	/* from RC_UUID_SOURCE, not the file */
+	/* key_file, relative to the description's directory; NULL if none */
+	char *key_file;
+	/*
+	 * The cluster key: key_file's (read by rc_desc_load() when asked),
+	 * or up's (rc_key_state()); "" until then, and for render without
+	 * key_file.
+	 */
+	char key[RC_KEY_HEX + 1];
 	int nr_nodes;
 	struct rc_node nodes[RC_MAX_NODES];
 	int nr_errors;
@@ -148,6 +161,14 @@ struct rc_subst {
 	bool block;
 };
 
+/* What rc_key_read() found. */
+enum rc_key_status {
+	RC_KEY_OK,
+	RC_KEY_MISSING,		/* no such file */
+	RC_KEY_NOT_FILE,	/* a directory, FIFO, device */
+	RC_KEY_BAD,		/* unreadable, or not a key */
+};
+
 /* Options shared by the commands. */
 struct rc_opts {
 	const char *desc;
@@ -161,7 +182,7 @@ struct rc_opts {
 };
 
 /* desc.c */
-int rc_desc_load(struct rc_cluster *c, const char *file);
+int rc_desc_load(struct rc_cluster *c, const char *file, bool need_key);
 const char *rc_role_name(enum rc_role role);
 const char *rc_image_name(enum rc_image image);
 void rc_format_ip(uint32_t ip, char buf[16]);
@@ -188,12 +209,20 @@ void rc_template_write(FILE *f, const struct rc_templates *t,
 		       int nv);
 
 /* cpio.c */
-int rc_cpio_append_file(FILE *f, const char *name, const void *data,
-			size_t len);
+int rc_cpio_append_file(FILE *f, const char *name, unsigned int mode,
+			const void *data, size_t len);
 int rc_cpio_append_dir(FILE *f, const char *name);
 int rc_cpio_finish(FILE *f);
 int rc_build_initrd(const struct rc_cluster *c, const char *src,
 		    const char *dst);
+
+/* key.c */
+int rc_key_make(char key[RC_KEY_HEX + 1]);
+enum rc_key_status rc_key_read(const char *path, char key[RC_KEY_HEX + 1],
+			       char *why, size_t why_len, unsigned int *mode);
+void rc_key_check_mode(const char *path, unsigned int mode);
+int rc_key_state(struct rc_cluster *c, const char *state, bool *made);
+int rc_cmd_keygen(void);
 
 /* virsh.c */
 int rc_run(const char *const *argv, char **out, char **err);
@@ -220,7 +249,7 @@ char *rc_xasprintf(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 int rc_mkdir_p(const char *path, unsigned int mode);
 int rc_check_searchable(const char *path);
-int rc_copy_file(const char *src, const char *dst);
+int rc_copy_file(const char *src, const char *dst, unsigned int mode);
 int rc_cat_file(const char *path);
 char *rc_abspath(const char *path);
 void rc_domain_name(const struct rc_cluster *c, const struct rc_node *n,

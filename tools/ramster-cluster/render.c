@@ -5,8 +5,11 @@
  * a validated cluster description.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rc.h"
 
@@ -192,7 +195,10 @@ void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 	free(disks);
 }
 
-/* o2cb cluster.conf format: tab-indented, a blank line after a stanza. */
+/*
+ * o2cb cluster.conf format: tab-indented, a blank line after a stanza.
+ * cluster_key only once the cluster has a key (key_file, or up's).
+ */
 void rc_render_conf(const struct rc_cluster *c, FILE *f)
 {
 	char ip[16];
@@ -202,6 +208,8 @@ void rc_render_conf(const struct rc_cluster *c, FILE *f)
 		c->nr_nodes, c->name);
 	if (c->shared_mib)
 		fprintf(f, "\tshared_uuid = %s\n", c->shared_uuid);
+	if (c->key[0])
+		fprintf(f, "\tcluster_key = %s\n", c->key);
 	fputc('\n', f);
 	for (i = 0; i < c->nr_nodes; i++) {
 		const struct rc_node *n = &c->nodes[i];
@@ -226,12 +234,33 @@ enum rendered {
 	R_CONF,
 };
 
+/*
+ * PATH, emptied or created with MODE (ramster.conf, which may hold the
+ * cluster key, is 0600 however it was before).
+ */
+static FILE *create(const char *path, unsigned int mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fchmod(fd, mode)) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static int write_one(const char *dir, const char *name, enum rendered what,
 		     const struct rc_cluster *c, const struct rc_templates *t,
 		     const struct rc_node *n, const char *state)
 {
 	char *path = rc_xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
+	FILE *f = create(path, what == R_CONF ? 0600 : 0644);
 	int ret = 0;
 
 	if (!f) {

@@ -134,8 +134,8 @@ int rc_check_searchable(const char *path)
 	return ret;
 }
 
-/* Copy SRC to DST (created 0644, replaced if present). */
-int rc_copy_file(const char *src, const char *dst)
+/* Copy SRC to DST (created with MODE, replaced if present). */
+int rc_copy_file(const char *src, const char *dst, unsigned int mode)
 {
 	char buf[65536];
 	int in, out = -1, ret = -1;
@@ -147,7 +147,7 @@ int rc_copy_file(const char *src, const char *dst)
 		return -1;
 	}
 	unlink(dst);
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (out < 0) {
 		rc_err("cannot create %s: %s", dst, strerror(errno));
 		goto out;
@@ -162,7 +162,7 @@ int rc_copy_file(const char *src, const char *dst)
 		rc_err("cannot read %s: %s", src, strerror(errno));
 		goto out;
 	}
-	if (fchmod(out, 0644)) {
+	if (fchmod(out, mode)) {
 		rc_err("cannot chmod %s: %s", dst, strerror(errno));
 		goto out;
 	}

@@ -4,8 +4,10 @@
  *
  * usage: conf-check FILE
  * Prints the cluster (with its timeouts, "(default)" after those the file
- * leaves out) and one line per node and exits 0, or prints the
- * first error as "FILE:LINE: what is wrong" and exits 2.
+ * leaves out), whether it has a cluster_key ("cluster_key set" or
+ * "cluster_key none"; never the key itself) and one line per node and
+ * exits 0, or prints the first error as "FILE:LINE: what is wrong" and
+ * exits 2.
  */
 #include <stdio.h>
 
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
 	       c->idle_timeout_ms, c->idle_timeout_line ? "" : " (default)",
 	       c->keepalive_delay_ms, c->keepalive_delay_line ? "" : " (default)",
 	       c->reconnect_delay_ms, c->reconnect_delay_line ? "" : " (default)");
+	printf("cluster_key %s\n", c->cluster_key[0] ? "set" : "none");
 	for (i = 0; i < c->nr_nodes; i++)
 		printf("node %u %s %s:%u %s\n", c->nodes[i].number,
 		       c->nodes[i].name, c->nodes[i].ip_address,

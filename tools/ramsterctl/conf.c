@@ -8,6 +8,7 @@
  * (a cluster: stanza exists, node_count, each node's cluster name) is
  * checked last.  The first error stops the parse.
  */
+#define _DEFAULT_SOURCE		/* explicit_bzero() */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ enum cluster_key {
 	CK_KEEPALIVE_DELAY,
 	CK_RECONNECT_DELAY,
 	CK_SHARED_UUID,
+	CK_CLUSTER_KEY,
 	CK_NR,
 	CK_REQUIRED = CK_IDLE_TIMEOUT,	/* the keys before it must be given */
 };
@@ -52,6 +54,7 @@ static const char * const cluster_keys[CK_NR] = {
 	[CK_KEEPALIVE_DELAY] = "keepalive_delay_ms",
 	[CK_RECONNECT_DELAY] = "reconnect_delay_ms",
 	[CK_SHARED_UUID] = "shared_uuid",
+	[CK_CLUSTER_KEY] = "cluster_key",
 };
 
 static const char * const node_keys[NK_NR] = {
@@ -84,6 +87,7 @@ struct parser {
 	unsigned int node_count;
 	unsigned int timeout[CK_NR];	/* by cluster_key, the timeouts only */
 	char shared_uuid[RCONF_UUID_LEN + 1];
+	char cluster_key[RCONF_KEY_HEX + 1];
 
 	struct pnode *nodes;
 	unsigned int nr_nodes;
@@ -194,6 +198,36 @@ static bool uuid_ok(const char *s)
 	return s[i] == '\0';
 }
 
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/*
+ * cluster_key: exactly RCONF_KEY_HEX hex digits.  What is wrong is said
+ * without the value, which is secret.
+ */
+static bool cluster_key_param(struct parser *p, const char *val)
+{
+	size_t len = strlen(val), i;
+
+	if (len != RCONF_KEY_HEX) {
+		fail(p, p->lineno, "cluster_key must be %d hex digits (%d bytes), got %zu characters",
+		     RCONF_KEY_HEX, RCONF_KEY_BYTES, len);
+		return false;
+	}
+	for (i = 0; i < len; i++) {
+		if (!is_hex(val[i])) {
+			fail(p, p->lineno, "cluster_key must be %d hex digits (%d bytes), character %zu is not one",
+			     RCONF_KEY_HEX, RCONF_KEY_BYTES, i + 1);
+			return false;
+		}
+	}
+	memcpy(p->cluster_key, val, len + 1);
+	return true;
+}
+
 static int find_key(const char * const *keys, int nr, const char *key)
 {
 	int i;
@@ -248,6 +282,8 @@ static bool cluster_param(struct parser *p, const char *key, const char *val)
 		}
 		strcpy(p->shared_uuid, val);
 		break;
+	case CK_CLUSTER_KEY:
+		return cluster_key_param(p, val);
 	default:	/* the timeouts */
 		if (!parse_uint(val, &n)) {
 			fail(p, p->lineno, "%.64s '%.64s' is not a number of milliseconds",
@@ -564,6 +600,8 @@ static struct rconf *build(struct parser *p)
 				RCONF_RECONNECT_DELAY_MS_DEFAULT;
 	strcpy(c->shared_uuid, p->shared_uuid);
 	c->shared_uuid_line = p->ck_line[CK_SHARED_UUID];
+	memcpy(c->cluster_key, p->cluster_key, sizeof(c->cluster_key));
+	c->cluster_key_line = p->ck_line[CK_CLUSTER_KEY];
 	c->nr_nodes = p->nr_nodes;
 	for (i = 0; i < p->nr_nodes; i++)
 		c->nodes[i] = p->nodes[i].n;
@@ -608,6 +646,8 @@ struct rconf *rconf_parse(const char *file, const char *buf, size_t len,
 		c = build(&p);
 out:
 	free(p.nodes);
+	explicit_bzero(p.cluster_key, sizeof(p.cluster_key));
+	explicit_bzero(line, sizeof(line));
 	return c;
 }
 
@@ -644,6 +684,8 @@ struct rconf *rconf_load(const char *path, struct rconf_err *err)
 	else
 		c = rconf_parse(path, buf, len, err);
 out:
+	if (buf)
+		explicit_bzero(buf, len);
 	free(buf);
 	fclose(f);
 	return c;
@@ -653,6 +695,7 @@ void rconf_free(struct rconf *conf)
 {
 	if (!conf)
 		return;
+	explicit_bzero(conf->cluster_key, sizeof(conf->cluster_key));
 	free(conf->nodes);
 	free(conf);
 }

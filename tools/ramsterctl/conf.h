@@ -16,6 +16,8 @@
  *		reconnect_delay_ms = 2000	optional, 1..86400000
  *		shared_uuid = 6f0d4f2e-...	optional: the cluster's shared
  *						disk (8-4-4-4-12 lowercase hex)
+ *		cluster_key = 3f9a...		64 hex digits, r2net's key (for
+ *						configure; optional to parse)
  *
  * The three timeouts are r2net's (its configfs attributes of the same
  * names); the defaults shown are r2net's, which apply when a key is left
@@ -26,6 +28,12 @@
  * shared_uuid is there when the cluster has a disk all its clients share
  * (an OCFS2 volume; ramster-cluster's shared_mib): its file system uuid,
  * which keys the tmem shared pool on the memory servers.
+ *
+ * cluster_key is the 32-byte key every node of the cluster holds, as 64 hex
+ * digits (either case), which r2net's handshake proves both ends have.  The
+ * parser accepts a file without it (ramsterctl configure refuses such a
+ * file: r2net will not start without a key).  No error message shows the
+ * key; rconf_free() wipes it.
  *
  *	node:
  *		name = ms0			1..64 of [A-Za-z0-9._-], unique
@@ -54,6 +62,8 @@
 #define RCONF_KEEPALIVE_DELAY_MS_DEFAULT	2000
 #define RCONF_RECONNECT_DELAY_MS_DEFAULT	2000
 #define RCONF_UUID_LEN		36	/* 8-4-4-4-12 hex digits */
+#define RCONF_KEY_BYTES		32	/* R2NET_KEY_LEN */
+#define RCONF_KEY_HEX		(2 * RCONF_KEY_BYTES)
 
 enum rconf_role {
 	RCONF_ROLE_MEMORY_SERVER,
@@ -84,6 +94,9 @@ struct rconf {
 	/* The shared disk's uuid; "" and line 0 if the cluster has none. */
 	char shared_uuid[RCONF_UUID_LEN + 1];
 	unsigned int shared_uuid_line;
+	/* The cluster key as written; "" and line 0 if the file has none. */
+	char cluster_key[RCONF_KEY_HEX + 1];
+	unsigned int cluster_key_line;
 	unsigned int nr_nodes;		/* == node_count */
 	struct rconf_node *nodes;	/* in file order */
 };
@@ -105,6 +118,7 @@ struct rconf *rconf_parse(const char *file, const char *buf, size_t len,
 /* rconf_load() - read @path (at most RCONF_MAX_FILE bytes) and parse it. */
 struct rconf *rconf_load(const char *path, struct rconf_err *err);
 
+/* rconf_free() - wipe the cluster key and free @conf (may be NULL). */
 void rconf_free(struct rconf *conf);
 
 const char *rconf_role_name(enum rconf_role role);

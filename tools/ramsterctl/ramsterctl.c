@@ -7,9 +7,17 @@
  * configure checks everything before it writes anything, then writes in
  * the order r2net's node manager enforces (the cluster's timeouts that the
  * conf gives, keepalive_delay_ms and idle_timeout_ms in an order that keeps
- * keepalive below idle at every step; then ipv4_port, ipv4_address, num for
- * every node; then local = 1 for this node last).  If a step fails it
- * undoes what it created, newest first, so nothing is left half set up.
+ * keepalive below idle at every step; then cluster_key; then ipv4_port,
+ * ipv4_address, num for every node; then local = 1 for this node last,
+ * which r2net refuses until the key is there).  If a step fails it undoes
+ * what it created, newest first, so nothing is left half set up.
+ *
+ * The cluster key is secret: it goes to configfs (write-only there) and
+ * nowhere else, in no message; a failed write names the attribute only.
+ * configure only ever writes a cluster it has just created (it refuses
+ * one that exists), so r2net's EBUSY for a key written to a live cluster
+ * cannot happen; were the write refused anyway, configure undoes
+ * everything as for any refused write.
  *
  * status adds each node's role from the conf, its connection state and
  * counters from r2net's debugfs files, and then what this node does with
@@ -49,6 +57,7 @@
 #define EXIT_USAGE	2
 
 static const char *prog = "ramsterctl";
+static const char key_attr[] = "cluster_key";
 static int on_configfs;
 
 static void usage(FILE *f)
@@ -78,17 +87,18 @@ static void usage(FILE *f)
 "            shared_auth in DIR/ramster_backend/parameters)\n"
 "  -v        status: also every counter of every node and module\n"
 "\n"
-"configure    parse CONF; check that NODE is one of its nodes, that ROOT\n"
-"             exists (r2net.ko is loaded) and that no cluster is there yet;\n"
-"             then mkdir ROOT/CLUSTER; write those of idle_timeout_ms,\n"
-"             keepalive_delay_ms and reconnect_delay_ms that CONF gives to\n"
-"             ROOT/CLUSTER/ (in an order that keeps keepalive below idle\n"
-"             at every write; the others keep r2net's defaults); mkdir\n"
-"             ROOT/CLUSTER/node/NAME for every node, write ipv4_port,\n"
-"             ipv4_address and num of every node in that order, and last\n"
-"             write 1 to NODE's local.  If any step fails, everything it\n"
-"             created is removed again and the failed step and its error\n"
-"             are printed.\n"
+"configure    parse CONF; check that it has a cluster_key, that NODE is one\n"
+"             of its nodes, that ROOT exists (r2net.ko is loaded) and that\n"
+"             no cluster is there yet; then mkdir ROOT/CLUSTER; write those\n"
+"             of idle_timeout_ms, keepalive_delay_ms and reconnect_delay_ms\n"
+"             that CONF gives to ROOT/CLUSTER/ (in an order that keeps\n"
+"             keepalive below idle at every write; the others keep r2net's\n"
+"             defaults); write CONF's cluster_key to ROOT/CLUSTER/cluster_key\n"
+"             (the key is shown nowhere); mkdir ROOT/CLUSTER/node/NAME for\n"
+"             every node, write ipv4_port, ipv4_address and num of every\n"
+"             node in that order, and last write 1 to NODE's local.  If\n"
+"             any step fails, everything it created is removed again and\n"
+"             the failed step and its error are printed.\n"
 "unconfigure  write 0 to local, rmdir every node and the cluster.\n"
 "status       print the cluster, its idle_timeout_ms, keepalive_delay_ms\n"
 "             and reconnect_delay_ms, then one line per node: name, num,\n"
@@ -249,18 +259,27 @@ static int do_mkdir(const char *path)
 	return 0;
 }
 
-/* Write "@val\n" to @path in one write(), as configfs wants. */
-static int write_attr(const char *path, const char *val, int log)
+/*
+ * Write "@val\n" to @path in one write(), as configfs wants.  A file
+ * created (not on configfs) gets @mode.  @shown stands for @val in the
+ * error message: NULL shows @val itself, as "'VAL'".
+ */
+static int write_attr_as(const char *path, const char *val, const char *shown,
+			 int log, mode_t mode)
 {
-	char buf[64];
+	char buf[RCONF_KEY_HEX + 2], quoted[RCONF_KEY_HEX + 4];
 	struct stat st;
 	int created = 0, fd, n, e;
 	ssize_t w;
 
 	n = snprintf(buf, sizeof(buf), "%s\n", val);
+	if (n < 0 || n >= (int)sizeof(buf)) {
+		e = EINVAL;
+		goto fail;
+	}
 	if (!on_configfs && stat(path, &st) && errno == ENOENT)
 		created = 1;
-	fd = open(path, O_WRONLY | (on_configfs ? 0 : O_CREAT | O_TRUNC), 0644);
+	fd = open(path, O_WRONLY | (on_configfs ? 0 : O_CREAT | O_TRUNC), mode);
 	if (fd < 0) {
 		e = errno;
 		goto fail;
@@ -273,6 +292,7 @@ static int write_attr(const char *path, const char *val, int log)
 	}
 	w = write(fd, buf, n);
 	e = errno;
+	explicit_bzero(buf, sizeof(buf));
 	if (close(fd) && w == n) {
 		e = errno;
 		w = -1;
@@ -282,9 +302,19 @@ static int write_attr(const char *path, const char *val, int log)
 	if (w >= 0)
 		e = EIO;
 fail:
-	err("writing '%s' to %s failed: %s%s", val, path, strerror(e),
+	explicit_bzero(buf, sizeof(buf));
+	if (!shown) {
+		snprintf(quoted, sizeof(quoted), "'%s'", val);
+		shown = quoted;
+	}
+	err("writing %s to %s failed: %s%s", shown, path, strerror(e),
 	    on_configfs ? " (dmesg says why r2net refused it)" : "");
 	return -1;
+}
+
+static int write_attr(const char *path, const char *val, int log)
+{
+	return write_attr_as(path, val, NULL, log, 0644);
 }
 
 /*
@@ -466,6 +496,12 @@ static int cmd_configure(const char *conf_path, const char *node,
 		fprintf(stderr, "%s\n", cerr.text);
 		return EXIT_USAGE;
 	}
+	if (!c->cluster_key[0]) {
+		err("%s has no cluster_key: r2net will not start without one; `ramster-cluster up` writes it (or add \"cluster_key = KEY\" to its cluster: stanza, KEY from `ramster-cluster keygen`, the same on every node)",
+		    conf_path);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	ret = this_node(c, conf_path, node, &me);
 	if (ret)
 		goto out;
@@ -503,6 +539,14 @@ static int cmd_configure(const char *conf_path, const char *node,
 		if (write_attr(path, val, 1))
 			goto undo;
 	}
+	/* The key, before any node can be local: r2net refuses local without. */
+	if (mkpath(path, "%s/%s", cdir, key_attr)) {
+		err("writing the cluster key to %s/%s failed: %s", cdir,
+		    key_attr, strerror(errno));
+		goto undo;
+	}
+	if (write_attr_as(path, c->cluster_key, "the cluster key", 1, 0600))
+		goto undo;
 	for (i = 0; i < c->nr_nodes; i++) {
 		if (mkpath(path, "%s/%s", ndir, c->nodes[i].name)) {
 			err("%s/%s: path too long", ndir, c->nodes[i].name);
