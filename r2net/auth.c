@@ -13,10 +13,16 @@
  * made from the cluster key and m1 || m2) and the frame's number on the
  * connection.  Neither end sends the number: each counts, so a frame that
  * was altered, replayed, reordered or taken from another connection fails.
+ * With security encrypt the payload is first encrypted with ChaCha20 under
+ * another key of the direction, the frame's number its nonce: the sender
+ * through a bounce buffer (the pieces are the callers' pages), the
+ * receiver in place.  With security none there are no tags (to measure).
  */
 #include <crypto/algapi.h>
 #include <crypto/blake2s.h>
+#include <crypto/chacha.h>
 #include <crypto/poly1305.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/string.h>
 
@@ -99,25 +105,91 @@ bool r2net_auth_final_ok(struct r2net_conn *conn, const u8 *mac)
 			    R2NET_HANDSHAKE_LEN);
 }
 
-/*
- * The connection is up: its two frame keys, from the cluster key and the
- * handshake, which is then forgotten.
- */
-void r2net_auth_up(struct r2net_conn *conn)
+/* The key named label of this connection's direction, into tx and rx. */
+static void r2net_dir_keys(struct r2net_conn *conn, const char *c2a_label,
+			   const char *a2c_label, u8 *tx, u8 *rx)
 {
-	u8 c2a[R2NET_MAC_LEN], a2c[R2NET_MAC_LEN];
+	const u8 *m1 = conn->hs_m[0], *m2 = conn->hs_m[1];
 
-	r2net_mac(c2a, "r2net key c2a", conn->hs_m[0], R2NET_HANDSHAKE_LEN,
-		  conn->hs_m[1], R2NET_HANDSHAKE_LEN);
-	r2net_mac(a2c, "r2net key a2c", conn->hs_m[0], R2NET_HANDSHAKE_LEN,
-		  conn->hs_m[1], R2NET_HANDSHAKE_LEN);
-	memcpy(conn->tx_key, conn->outgoing ? c2a : a2c, R2NET_KEY_LEN);
-	memcpy(conn->rx_key, conn->outgoing ? a2c : c2a, R2NET_KEY_LEN);
+	r2net_mac(conn->outgoing ? tx : rx, c2a_label, m1,
+		  R2NET_HANDSHAKE_LEN, m2, R2NET_HANDSHAKE_LEN);
+	r2net_mac(conn->outgoing ? rx : tx, a2c_label, m1,
+		  R2NET_HANDSHAKE_LEN, m2, R2NET_HANDSHAKE_LEN);
+}
+
+/*
+ * The connection is up: its frame keys, from the cluster key and the
+ * handshake, which is then forgotten; with encrypt, its bounce buffer.
+ */
+int r2net_auth_up(struct r2net_conn *conn)
+{
+	if (r2net_info.security == R2NET_SEC_ENCRYPT) {
+		conn->tx_bounce = kvmalloc(R2NET_MAX_PAYLOAD, GFP_KERNEL);
+		if (!conn->tx_bounce)
+			return -ENOMEM;
+		r2net_dir_keys(conn, "r2net enc c2a", "r2net enc a2c",
+			       conn->tx_ekey, conn->rx_ekey);
+	}
+	r2net_dir_keys(conn, "r2net key c2a", "r2net key a2c", conn->tx_key,
+		       conn->rx_key);
 	conn->tx_seq = 0;
 	conn->rx_seq = 0;
-	memzero_explicit(c2a, sizeof(c2a));
-	memzero_explicit(a2c, sizeof(a2c));
 	memzero_explicit(conn->hs_m, sizeof(conn->hs_m));
+	return 0;
+}
+
+/* ChaCha20 of len bytes from src into dst, under key, frame number seq. */
+static void r2net_crypt(const u8 *key, u64 seq, u8 *dst, const u8 *src,
+			size_t len)
+{
+	u32 k[CHACHA_KEY_SIZE / 4], st[CHACHA_STATE_WORDS];
+	u8 iv[CHACHA_IV_SIZE] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(k); i++)
+		k[i] = get_unaligned_le32(key + 4 * i);
+	put_unaligned_le64(seq, iv + 4);
+	chacha_init(st, k, iv);
+	chacha20_crypt(st, dst, src, len);
+	memzero_explicit(k, sizeof(k));
+	memzero_explicit(st, sizeof(st));
+}
+
+/*
+ * Encrypt the payload of the next frame sent, the pieces vec[1..n) after
+ * its header vec[0], into the bounce buffer; vec then names the header
+ * and the buffer.  Returns the new n.
+ */
+unsigned int r2net_auth_encrypt(struct r2net_conn *conn, struct kvec *vec,
+				unsigned int n)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 1; i < n; i++) {
+		memcpy(conn->tx_bounce + len, vec[i].iov_base, vec[i].iov_len);
+		len += vec[i].iov_len;
+	}
+	r2net_crypt(conn->tx_ekey, conn->tx_seq, conn->tx_bounce,
+		    conn->tx_bounce, len);
+	vec[1].iov_base = conn->tx_bounce;
+	vec[1].iov_len = len;
+	return len ? 2 : 1;
+}
+
+/* Decrypt in place the payload of the frame whose tag was just checked. */
+void r2net_auth_decrypt(struct r2net_conn *conn, u8 *p, size_t len)
+{
+	r2net_crypt(conn->rx_ekey, conn->rx_seq - 1, p, p, len);
+}
+
+void r2net_auth_free(struct r2net_conn *conn)
+{
+	kvfree(conn->tx_bounce);
+	memzero_explicit(conn->tx_key, sizeof(conn->tx_key));
+	memzero_explicit(conn->rx_key, sizeof(conn->rx_key));
+	memzero_explicit(conn->tx_ekey, sizeof(conn->tx_ekey));
+	memzero_explicit(conn->rx_ekey, sizeof(conn->rx_ekey));
 }
 
 /* Poly1305 with the one-time key of frame seq under key. */

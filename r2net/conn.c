@@ -56,6 +56,7 @@ static void r2net_conn_release(struct kref *ref)
 	struct r2net_conn *conn = container_of(ref, struct r2net_conn, ref);
 
 	xa_destroy(&conn->pending);
+	r2net_auth_free(conn);
 	kvfree(conn->rx_buf);
 	kfree(conn);
 }
@@ -580,10 +581,13 @@ int r2net_start(u8 local)
 		goto out_release;
 	}
 	queue_delayed_work(r2net_wq, &r2net_scan_work, 0);
-	pr_info("node %u listening on %pI4:%u, cluster %s, idle %u ms, keepalive %u ms, reconnect %u ms\n",
+	pr_info("node %u listening on %pI4:%u, cluster %s, idle %u ms, keepalive %u ms, reconnect %u ms, frames: %s\n",
 		local, &r2net_local_addr, r2net_local_port, r2net_info.name,
 		r2net_info.idle_timeout_ms, r2net_info.keepalive_delay_ms,
-		r2net_info.reconnect_delay_ms);
+		r2net_info.reconnect_delay_ms,
+		r2net_info.security == R2NET_SEC_NONE ? "no tags" :
+		r2net_info.security == R2NET_SEC_ENCRYPT ? "encrypted, tagged" :
+		"tagged");
 	return 0;
 
 out_release:

@@ -116,6 +116,10 @@ struct r2net_conn {
 	u8			rx_key[R2NET_KEY_LEN];
 	u64			tx_seq;
 	u64			rx_seq;
+	/* security encrypt: the keys and tx_work's bounce buffer */
+	u8			tx_ekey[R2NET_KEY_LEN];
+	u8			rx_ekey[R2NET_KEY_LEN];
+	u8			*tx_bounce;	/* R2NET_MAX_PAYLOAD */
 };
 
 /*
@@ -182,7 +186,11 @@ void r2net_auth_sign(struct r2net_conn *conn, struct r2net_handshake_le *w);
 bool r2net_auth_check(struct r2net_conn *conn, const u8 *p);
 void r2net_auth_final(struct r2net_conn *conn, u8 *mac);
 bool r2net_auth_final_ok(struct r2net_conn *conn, const u8 *mac);
-void r2net_auth_up(struct r2net_conn *conn);
+int r2net_auth_up(struct r2net_conn *conn);
+unsigned int r2net_auth_encrypt(struct r2net_conn *conn, struct kvec *vec,
+				unsigned int n);
+void r2net_auth_decrypt(struct r2net_conn *conn, u8 *p, size_t len);
+void r2net_auth_free(struct r2net_conn *conn);
 void r2net_auth_tag(struct r2net_conn *conn, const struct kvec *vec,
 		    unsigned int n, u8 *tag);
 bool r2net_auth_tag_ok(struct r2net_conn *conn, const u8 *p, size_t len,

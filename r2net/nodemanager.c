@@ -5,13 +5,15 @@
  * User space describes the cluster in configfs:
  *
  *	/sys/kernel/config/r2net/<cluster>/{idle_timeout_ms,
- *		keepalive_delay_ms, reconnect_delay_ms, cluster_key}
+ *		keepalive_delay_ms, reconnect_delay_ms, cluster_key, security}
  *	/sys/kernel/config/r2net/<cluster>/node/<name>/{num, ipv4_address,
  *		ipv4_port, local}
  *
  * There is one cluster.  cluster_key is write-only: 64 hex digits, the
  * 32-byte key every node of the cluster holds (r2net_wire.h, handshake);
- * it is never shown or logged.  A node's num needs its ipv4_address and
+ * it is never shown or logged.  security says what protects the frames
+ * after the handshake (r2net_wire.h): integrity (the default), encrypt,
+ * or none (only to measure what the others cost).  A node's num needs its ipv4_address and
  * ipv4_port first; local needs all three and the cluster's key, and only
  * one node is local.  Once a node is
  * local the cluster is live: the timeouts and every attribute already set
@@ -48,6 +50,7 @@ struct r2nm_cluster {
 	u32			cl_idle_timeout_ms;
 	u32			cl_keepalive_delay_ms;
 	u32			cl_reconnect_delay_ms;
+	u32			cl_security;	/* enum r2net_security */
 	bool			cl_key_set;
 	u8			cl_key[R2NET_KEY_LEN];
 };
@@ -163,6 +166,7 @@ int r2nm_cluster_info(struct r2nm_cluster_info *info)
 		info->idle_timeout_ms = r2nm_cluster->cl_idle_timeout_ms;
 		info->keepalive_delay_ms = r2nm_cluster->cl_keepalive_delay_ms;
 		info->reconnect_delay_ms = r2nm_cluster->cl_reconnect_delay_ms;
+		info->security = r2nm_cluster->cl_security;
 		memcpy(info->key, r2nm_cluster->cl_key, sizeof(info->key));
 		ret = 0;
 	}
@@ -689,16 +693,57 @@ out_wipe:
 	return ret;
 }
 
+static const char *const r2nm_security_names[R2NET_SEC_NR] = {
+	[R2NET_SEC_INTEGRITY]	= "integrity",
+	[R2NET_SEC_NONE]	= "none",
+	[R2NET_SEC_ENCRYPT]	= "encrypt",
+};
+
+static ssize_t r2nm_cluster_security_show(struct config_item *item,
+					  char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  r2nm_security_names[to_r2nm_cluster(item)->cl_security]);
+}
+
+/* What protects the frames, only while no node is local. */
+static ssize_t r2nm_cluster_security_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	struct r2nm_cluster *cluster = to_r2nm_cluster(item);
+	ssize_t ret;
+	int sec;
+
+	sec = sysfs_match_string(r2nm_security_names, page);
+	if (sec < 0) {
+		r2nm_cl_refuse("security",
+			       "write integrity (the default), encrypt, or none (no frame tags: only to measure their cost)");
+		return -EINVAL;
+	}
+	mutex_lock(&r2nm_mutex);
+	ret = r2nm_cluster_writable(cluster, "security");
+	if (!ret) {
+		spin_lock(&r2nm_lock);
+		cluster->cl_security = sec;
+		spin_unlock(&r2nm_lock);
+		ret = count;
+	}
+	mutex_unlock(&r2nm_mutex);
+	return ret;
+}
+
 CONFIGFS_ATTR(r2nm_cluster_, idle_timeout_ms);
 CONFIGFS_ATTR(r2nm_cluster_, keepalive_delay_ms);
 CONFIGFS_ATTR(r2nm_cluster_, reconnect_delay_ms);
 CONFIGFS_ATTR_WO(r2nm_cluster_, cluster_key);
+CONFIGFS_ATTR(r2nm_cluster_, security);
 
 static struct configfs_attribute *r2nm_cluster_attrs[] = {
 	&r2nm_cluster_attr_idle_timeout_ms,
 	&r2nm_cluster_attr_keepalive_delay_ms,
 	&r2nm_cluster_attr_reconnect_delay_ms,
 	&r2nm_cluster_attr_cluster_key,
+	&r2nm_cluster_attr_security,
 	NULL,
 };
 

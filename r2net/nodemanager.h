@@ -52,6 +52,7 @@ struct r2nm_cluster_info {
 	u32	idle_timeout_ms;
 	u32	keepalive_delay_ms;
 	u32	reconnect_delay_ms;
+	u32	security;		/* enum r2net_security */
 	u8	key[R2NET_KEY_LEN];
 };
 

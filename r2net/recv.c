@@ -46,7 +46,8 @@ static int r2net_conn_up(struct r2net_conn *conn)
 {
 	struct r2net_node *rn = r2net_conn_node(conn);
 
-	r2net_auth_up(conn);
+	if (r2net_auth_up(conn))
+		return -ENOMEM;
 	spin_lock(&rn->lock);
 	if (rn->conn) {
 		spin_unlock(&rn->lock);
@@ -108,6 +109,8 @@ static int r2net_rx_handshake(struct r2net_conn *conn, const void *payload,
 		 hs.keepalive_delay_ms != r2net_info.keepalive_delay_ms ||
 		 hs.reconnect_delay_ms != r2net_info.reconnect_delay_ms)
 		bad = "its timeouts differ from ours; configure the same on every node";
+	else if (hs.security != r2net_info.security)
+		bad = "its security differs from ours; configure the same on every node";
 	if (bad) {
 		r2net_conn_reject(conn, R2NET_STAT_REJECTED_HANDSHAKE, bad);
 		return -EPROTO;
@@ -321,7 +324,8 @@ int r2net_rx_one(struct r2net_conn *conn)
 	}
 	if (r != R2NET_ACCEPT)
 		goto reject;
-	if (r2net_msg_tagged(msg.type)) {
+	if (r2net_msg_tagged(msg.type) &&
+	    r2net_info.security != R2NET_SEC_NONE) {
 		u8 tag[R2NET_TAG_LEN];
 
 		if (!test_bit(R2NET_CONN_UP, &conn->flags)) {
@@ -339,6 +343,8 @@ int r2net_rx_one(struct r2net_conn *conn)
 					  "a frame's tag is wrong: it was altered, injected or replayed");
 			return -EPROTO;
 		}
+		if (r2net_info.security == R2NET_SEC_ENCRYPT)
+			r2net_auth_decrypt(conn, payload, msg.len);
 		r2net_stat_add(rn, R2NET_STAT_BYTES_RX, sizeof(tag));
 	}
 

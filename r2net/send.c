@@ -177,7 +177,7 @@ static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
 	};
 	const struct r2net_hdr *hdr = (const void *)tb->data;
-	struct kvec vec[R2NET_REFS_MAX + 3];
+	struct kvec vec[R2NET_REFS_MAX + 4];
 	u8 tag[R2NET_TAG_LEN];
 	size_t len = tb->len;
 	unsigned int n = 0, i;
@@ -193,7 +193,21 @@ static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 		vec[n].iov_base = addr;
 		vec[n++].iov_len = PAGE_SIZE;
 	}
-	if (r2net_msg_tagged(le16_to_cpu(hdr->type))) {
+	if (r2net_msg_tagged(le16_to_cpu(hdr->type)) &&
+	    r2net_info.security != R2NET_SEC_NONE) {
+		if (r2net_info.security == R2NET_SEC_ENCRYPT) {
+			/* the header alone in vec[0], then the payload */
+			vec[0].iov_len = R2NET_HDR_LEN;
+			vec[0].iov_base = tb->data;
+			if (tb->head_len > R2NET_HDR_LEN) {
+				memmove(&vec[2], &vec[1],
+					(n - 1) * sizeof(vec[0]));
+				vec[1].iov_base = tb->data + R2NET_HDR_LEN;
+				vec[1].iov_len = tb->head_len - R2NET_HDR_LEN;
+				n++;
+			}
+			n = r2net_auth_encrypt(conn, vec, n);
+		}
 		r2net_auth_tag(conn, vec, n, tag);
 		vec[n].iov_base = tag;
 		vec[n++].iov_len = sizeof(tag);
@@ -309,6 +323,7 @@ int r2net_queue_handshake(struct r2net_conn *conn)
 		.idle_timeout_ms	= r2net_info.idle_timeout_ms,
 		.keepalive_delay_ms	= r2net_info.keepalive_delay_ms,
 		.reconnect_delay_ms	= r2net_info.reconnect_delay_ms,
+		.security		= r2net_info.security,
 	};
 	struct r2net_handshake_le w;
 

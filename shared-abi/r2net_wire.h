@@ -32,9 +32,9 @@
  *	(1..16 printable bytes, NUL padded), sender and receiver node numbers
  *	(0..R2NET_MAX_NODE) and the three timeouts must all match what the
  *	receiver expects, else it closes the connection.  keepalive_delay_ms
- *	must be below idle_timeout_ms; all three are non-zero.  nonce is 32
- *	fresh random bytes; mac proves that the sender holds the cluster key
- *	(below).
+ *	must be below idle_timeout_ms; all three are non-zero.  security
+ *	(enum r2net_security) must match too.  nonce is 32 fresh random
+ *	bytes; mac proves that the sender holds the cluster key (below).
  * R2NET_MSG_AUTH: the MAC; 32.  The connecting side's last handshake frame.
  *
  * The handshake proves that both ends hold the cluster key K (32 bytes,
@@ -64,7 +64,12 @@
  *	connector to acceptor:	MAC("r2net key c2a", m1 || m2)
  *	acceptor to connector:	MAC("r2net key a2c", m1 || m2)
  *
- * A frame with a wrong tag closes the connection.
+ * A frame with a wrong tag closes the connection.  With security
+ * R2NET_SEC_NONE frames carry no tag (for measuring what tags cost); with
+ * R2NET_SEC_ENCRYPT the payload is encrypted with ChaCha20 before it is
+ * tagged: the key is MAC("r2net enc c2a", m1 || m2) or "r2net enc a2c",
+ * the 96-bit nonce the frame's number (le64) and four zero bytes, the
+ * block counter starting at 0.  The header stays clear.
  * R2NET_MSG_KEEPALIVE_REQ: none; 0.  Sent after keepalive_delay_ms without
  *	traffic.  The peer answers at once with:
  * R2NET_MSG_KEEPALIVE_RESP: none; 0.  Same req_id as the request.  A node
@@ -154,6 +159,14 @@
 #define R2NET_KEEPALIVE_DELAY_MS_DEFAULT 2000
 #define R2NET_RECONNECT_DELAY_MS_DEFAULT 2000
 
+/* What protects the frames after the handshake: the same on every node. */
+enum r2net_security {
+	R2NET_SEC_INTEGRITY = 0,	/* a tag on every frame (the default) */
+	R2NET_SEC_NONE = 1,		/* no tag: for measuring what tags cost */
+	R2NET_SEC_ENCRYPT = 2,		/* the payload encrypted, then tagged */
+	R2NET_SEC_NR,
+};
+
 /* hdr.flags */
 #define R2NET_F_REPLY			0x0001
 #define R2NET_F_ALL			R2NET_F_REPLY
@@ -211,7 +224,7 @@ struct r2net_handshake_le {
 	__le32 idle_timeout_ms;
 	__le32 keepalive_delay_ms;
 	__le32 reconnect_delay_ms;
-	__le32 reserved;	/* zero */
+	__le32 security;	/* enum r2net_security */
 	u8 nonce[R2NET_NONCE_LEN];
 	u8 mac[R2NET_MAC_LEN];
 };
@@ -546,6 +559,7 @@ struct r2net_handshake {
 	u32 idle_timeout_ms;
 	u32 keepalive_delay_ms;
 	u32 reconnect_delay_ms;
+	u32 security;
 	u8 nonce[R2NET_NONCE_LEN];
 	u8 mac[R2NET_MAC_LEN];
 };
@@ -564,6 +578,7 @@ static inline void r2net_handshake_encode(struct r2net_handshake_le *w,
 	w->idle_timeout_ms = cpu_to_le32(hs->idle_timeout_ms);
 	w->keepalive_delay_ms = cpu_to_le32(hs->keepalive_delay_ms);
 	w->reconnect_delay_ms = cpu_to_le32(hs->reconnect_delay_ms);
+	w->security = cpu_to_le32(hs->security);
 	memcpy(w->nonce, hs->nonce, sizeof(w->nonce));
 	memcpy(w->mac, hs->mac, sizeof(w->mac));
 }
@@ -572,9 +587,9 @@ static inline void r2net_handshake_encode(struct r2net_handshake_le *w,
  * r2net_handshake_decode() - check and convert a handshake payload.
  * Refuses a wrong length, another protocol version, an empty or unprintable
  * or badly padded cluster name, node numbers above R2NET_MAX_NODE, a zero
- * timeout, a keepalive delay not below the idle timeout, and non-zero
- * reserved bytes.  Whether the values match this node's, and whether the
- * mac is right, is the caller's business.
+ * timeout, a keepalive delay not below the idle timeout, and an unknown
+ * security.  Whether the values match this node's, and whether the mac
+ * is right, is the caller's business.
  */
 static inline enum r2net_reject
 r2net_handshake_decode(struct r2net_handshake *hs, const void *p, size_t len)
@@ -603,6 +618,7 @@ r2net_handshake_decode(struct r2net_handshake *hs, const void *p, size_t len)
 	hs->idle_timeout_ms = le32_to_cpu(w.idle_timeout_ms);
 	hs->keepalive_delay_ms = le32_to_cpu(w.keepalive_delay_ms);
 	hs->reconnect_delay_ms = le32_to_cpu(w.reconnect_delay_ms);
+	hs->security = le32_to_cpu(w.security);
 	memcpy(hs->nonce, w.nonce, sizeof(hs->nonce));
 	memcpy(hs->mac, w.mac, sizeof(hs->mac));
 	if (hs->sender_node > R2NET_MAX_NODE ||
@@ -613,7 +629,7 @@ r2net_handshake_decode(struct r2net_handshake *hs, const void *p, size_t len)
 		return R2NET_REJECT_BAD_PAYLOAD;
 	if (hs->keepalive_delay_ms >= hs->idle_timeout_ms)
 		return R2NET_REJECT_BAD_PAYLOAD;
-	if (w.reserved)
+	if (hs->security >= R2NET_SEC_NR)
 		return R2NET_REJECT_BAD_PAYLOAD;
 	return R2NET_ACCEPT;
 }

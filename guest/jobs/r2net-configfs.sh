@@ -151,6 +151,14 @@ refuse_key "$key$key" "two keys"
 refuse $n/local 1 "local after only bad cluster_keys"
 put $c/cluster_key "$key"
 ok "cluster_key taken"
+get $c/security integrity
+refuse $c/security tls "security tls"
+refuse $c/security "" "an empty security"
+put $c/security encrypt
+get $c/security encrypt
+put $c/security none
+put $c/security integrity
+ok "security is integrity by default, and takes encrypt and none"
 
 # This node becomes local; the cluster is then live.
 put $n/local 1
@@ -168,6 +176,7 @@ refuse $c/idle_timeout_ms 60000 "idle timeout while live"
 refuse $c/keepalive_delay_ms 1000 "keepalive while live"
 refuse $c/reconnect_delay_ms 1000 "reconnect delay while live"
 refuse_key "$key" "any value while live"
+refuse $c/security encrypt "security while live"
 ! dmesg | grep -qi "$key\|$(echo "$key" | cut -c1-16)" ||
 	fail "the cluster key is in the kernel log"
 ok "the cluster key is nowhere in the kernel log"

@@ -148,7 +148,8 @@ if [ "$me" = "$injector" ]; then
 	(umask 077; awk '/^cluster:/ { c = 1; next } /^[a-z]+:/ { c = 0 }
 		c && $1 == "cluster_key" { print $3 }' $conf > /run/key)
 	[ -s /run/key ] || fail "no cluster_key in $conf"
-	as_ghost="-b $ghost -c $cluster -s 0 -r $target -T $timeouts -k /run/key"
+	sec=$(cat /sys/kernel/config/r2net/"$cluster"/security)
+	as_ghost="-b $ghost -c $cluster -s 0 -r $target -T $timeouts -k /run/key -S $sec"
 	# inject ARGS...: r2inject must exit 0; its line goes to the results.
 	inject() {
 		out=$(r2inject "$@" 2>&1) || fail "r2inject $*: $out"

@@ -88,6 +88,7 @@ struct opts {
 	unsigned int wait_ms;
 	enum inject_case c;
 	uint8_t key[R2NET_KEY_LEN];	/* -k; zero without */
+	unsigned int security;		/* -S, enum r2net_security */
 };
 
 static void usage(FILE *f)
@@ -147,6 +148,8 @@ static void usage(FILE *f)
 "              garbage-after-handshake and mismatched-handshake\n"
 "  -k FILE     the cluster key, 64 hex digits (ramster.conf: cluster_key);\n"
 "              every handshake is signed with it\n"
+"  -S SECURITY the cluster's security, as in handshakes: integrity (the\n"
+"              default), encrypt or none\n"
 "  -T IDLE,KEEPALIVE,RECONNECT\n"
 "              the cluster's timeouts in ms, as in handshakes (default\n"
 "              %d,%d,%d)\n"
@@ -311,7 +314,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		}
 	}
-	while ((opt = getopt(argc, argv, "+b:c:k:s:r:T:n:p:w:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+b:c:k:S:s:r:T:n:p:w:h")) != -1) {
 		switch (opt) {
 		case 'b':
 			o->bind_str = optarg;
@@ -326,6 +329,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			read_key(optarg, o->key);
+			break;
+		case 'S':
+			if (!strcmp(optarg, "integrity"))
+				o->security = R2NET_SEC_INTEGRITY;
+			else if (!strcmp(optarg, "encrypt"))
+				o->security = R2NET_SEC_ENCRYPT;
+			else if (!strcmp(optarg, "none"))
+				o->security = R2NET_SEC_NONE;
+			else
+				usage_err("-S '%s': want integrity, encrypt or none",
+					  optarg);
 			break;
 		case 's':
 			o->sender = parse_uint(optarg, 0, R2NET_MAX_NODE, "-s");
@@ -529,6 +543,7 @@ static void handshake_of(const struct opts *o, struct r2net_handshake *hs,
 	hs->idle_timeout_ms = o->idle_ms;
 	hs->keepalive_delay_ms = o->keepalive_ms;
 	hs->reconnect_delay_ms = o->reconnect_ms;
+	hs->security = o->security;
 }
 
 /* A frame: header plus handshake payload, as r2net's first frame. */

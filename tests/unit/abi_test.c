@@ -89,6 +89,7 @@ static void random_handshake(struct r2net_handshake *hs)
 	hs->idle_timeout_ms = 2 + rnd(UINT32_MAX - 2);
 	hs->keepalive_delay_ms = 1 + rnd(hs->idle_timeout_ms - 1);
 	hs->reconnect_delay_ms = 1 + rnd(UINT32_MAX - 1);
+	hs->security = rnd(R2NET_SEC_NR);
 	for (i = 0; i < R2NET_NONCE_LEN; i++)
 		hs->nonce[i] = (u8)rnd(256);
 	for (i = 0; i < R2NET_MAC_LEN; i++)
@@ -325,6 +326,7 @@ static void decode_and_compare(const union frame *f, size_t size,
 		      hs.idle_timeout_ms == s->hs.idle_timeout_ms &&
 		      hs.keepalive_delay_ms == s->hs.keepalive_delay_ms &&
 		      hs.reconnect_delay_ms == s->hs.reconnect_delay_ms &&
+		      hs.security == s->hs.security &&
 		      !memcmp(hs.nonce, s->hs.nonce, sizeof(hs.nonce)) &&
 		      !memcmp(hs.mac, s->hs.mac, sizeof(hs.mac)),
 		      "handshake fields differ (name '%s' vs '%s')",
@@ -932,7 +934,8 @@ static void test_payload_rejects(void)
 	HS_REJECT(w.reconnect_delay_ms = 0, R2NET_REJECT_BAD_PAYLOAD);
 	HS_REJECT(w.keepalive_delay_ms = w.idle_timeout_ms,
 		  R2NET_REJECT_BAD_PAYLOAD);
-	HS_REJECT(w.reserved = cpu_to_le32(1), R2NET_REJECT_BAD_PAYLOAD);
+	HS_REJECT(w.security = cpu_to_le32(R2NET_SEC_NR), R2NET_REJECT_BAD_PAYLOAD);
+	HS_REJECT(w.security = cpu_to_le32(R2NET_SEC_ENCRYPT), R2NET_ACCEPT);
 	CHECK(r2net_handshake_decode(&hs, &w, sizeof(w) - 1) ==
 	      R2NET_REJECT_BAD_LENGTH, "short handshake");
 	CHECK(r2net_handshake_decode(&hs, big, sizeof(w) + 1) ==

@@ -172,6 +172,7 @@ static size_t seed_frame(u8 *buf)
 		hs.idle_timeout_ms = 30000;
 		hs.keepalive_delay_ms = 1 + rnd(29999);
 		hs.reconnect_delay_ms = 1 + rnd(60000);
+		hs.security = rnd(R2NET_SEC_NR);
 		r2net_handshake_encode((void *)payload, &hs);
 		len = R2NET_HANDSHAKE_LEN;
 		break;
@@ -542,7 +543,8 @@ static void decode_payload(const u8 *buf, const struct r2net_msg *m)
 		if (strlen(hs.cluster_name) < 1 ||
 		    strlen(hs.cluster_name) > R2NET_CLUSTER_NAME_LEN ||
 		    hs.sender_node > R2NET_MAX_NODE ||
-		    hs.keepalive_delay_ms >= hs.idle_timeout_ms)
+		    hs.keepalive_delay_ms >= hs.idle_timeout_ms ||
+		    hs.security >= R2NET_SEC_NR)
 			broken("handshake accepted with bad fields");
 		r2net_handshake_encode(&again.hs, &hs);
 		if (memcmp(&again.hs, payload, sizeof(again.hs)))

@@ -34,6 +34,8 @@ int main(int argc, char **argv)
 	       c->keepalive_delay_ms, c->keepalive_delay_line ? "" : " (default)",
 	       c->reconnect_delay_ms, c->reconnect_delay_line ? "" : " (default)");
 	printf("cluster_key %s\n", c->cluster_key[0] ? "set" : "none");
+	if (c->security_line)
+		printf("security %s\n", c->security);
 	for (i = 0; i < c->nr_nodes; i++)
 		printf("node %u %s %s:%u %s\n", c->nodes[i].number,
 		       c->nodes[i].name, c->nodes[i].ip_address,

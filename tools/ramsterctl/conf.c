@@ -33,6 +33,7 @@ enum cluster_key {
 	CK_RECONNECT_DELAY,
 	CK_SHARED_UUID,
 	CK_CLUSTER_KEY,
+	CK_SECURITY,
 	CK_NR,
 	CK_REQUIRED = CK_IDLE_TIMEOUT,	/* the keys before it must be given */
 };
@@ -55,6 +56,7 @@ static const char * const cluster_keys[CK_NR] = {
 	[CK_RECONNECT_DELAY] = "reconnect_delay_ms",
 	[CK_SHARED_UUID] = "shared_uuid",
 	[CK_CLUSTER_KEY] = "cluster_key",
+	[CK_SECURITY] = "security",
 };
 
 static const char * const node_keys[NK_NR] = {
@@ -88,6 +90,7 @@ struct parser {
 	unsigned int timeout[CK_NR];	/* by cluster_key, the timeouts only */
 	char shared_uuid[RCONF_UUID_LEN + 1];
 	char cluster_key[RCONF_KEY_HEX + 1];
+	char security[16];
 
 	struct pnode *nodes;
 	unsigned int nr_nodes;
@@ -284,6 +287,15 @@ static bool cluster_param(struct parser *p, const char *key, const char *val)
 		break;
 	case CK_CLUSTER_KEY:
 		return cluster_key_param(p, val);
+	case CK_SECURITY:
+		if (strcmp(val, "integrity") && strcmp(val, "encrypt") &&
+		    strcmp(val, "none")) {
+			fail(p, p->lineno, "security '%.64s' is not one: want integrity (the default), encrypt, or none (no frame tags: only to measure their cost)",
+			     val);
+			return false;
+		}
+		strcpy(p->security, val);
+		break;
 	default:	/* the timeouts */
 		if (!parse_uint(val, &n)) {
 			fail(p, p->lineno, "%.64s '%.64s' is not a number of milliseconds",
@@ -602,6 +614,8 @@ static struct rconf *build(struct parser *p)
 	c->shared_uuid_line = p->ck_line[CK_SHARED_UUID];
 	memcpy(c->cluster_key, p->cluster_key, sizeof(c->cluster_key));
 	c->cluster_key_line = p->ck_line[CK_CLUSTER_KEY];
+	strcpy(c->security, p->security);
+	c->security_line = p->ck_line[CK_SECURITY];
 	c->nr_nodes = p->nr_nodes;
 	for (i = 0; i < p->nr_nodes; i++)
 		c->nodes[i] = p->nodes[i].n;

@@ -18,6 +18,8 @@
  *						disk (8-4-4-4-12 lowercase hex)
  *		cluster_key = 3f9a...		64 hex digits, r2net's key (for
  *						configure; optional to parse)
+ *		security = integrity		optional: integrity, encrypt or
+ *						none (r2net's frames)
  *
  * The three timeouts are r2net's (its configfs attributes of the same
  * names); the defaults shown are r2net's, which apply when a key is left
@@ -97,6 +99,9 @@ struct rconf {
 	/* The cluster key as written; "" and line 0 if the file has none. */
 	char cluster_key[RCONF_KEY_HEX + 1];
 	unsigned int cluster_key_line;
+	/* r2net's security as written; "" and line 0 if not given. */
+	char security[16];
+	unsigned int security_line;
 	unsigned int nr_nodes;		/* == node_count */
 	struct rconf_node *nodes;	/* in file order */
 };

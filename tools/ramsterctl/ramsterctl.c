@@ -547,6 +547,14 @@ static int cmd_configure(const char *conf_path, const char *node,
 	}
 	if (write_attr_as(path, c->cluster_key, "the cluster key", 1, 0600))
 		goto undo;
+	if (c->security[0]) {
+		if (mkpath(path, "%s/security", cdir)) {
+			err("%s/security: path too long", cdir);
+			goto undo;
+		}
+		if (write_attr(path, c->security, 1))
+			goto undo;
+	}
 	for (i = 0; i < c->nr_nodes; i++) {
 		if (mkpath(path, "%s/%s", ndir, c->nodes[i].name)) {
 			err("%s/%s: path too long", ndir, c->nodes[i].name);
