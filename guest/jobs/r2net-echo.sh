@@ -80,4 +80,19 @@ for p in $peers; do
 done
 diag
 ok "longest 0.5 s sleep took $(cat /run/gap)"
+
+# The bridge's guard (nwfilter clean-traffic in the cluster description):
+# this guest sends only as its own address.  Pings from it reach a peer;
+# from an address it gave itself (200 + its number) they do not.
+tgt=$(awk -v f="$peer" '/^node:/ { n = ""; a = "" } $1 == "number" { n = $3 }
+	$1 == "ip_address" { a = $3 } n == f && a != "" { print a; exit }' /etc/ramster.conf)
+mine=$(ip -4 -o addr show dev eth0 | awk '{ sub("/.*", "", $4); print $4; exit }')
+spoof=${mine%.*}.$((200 + me))
+ping -c 1 -W 5 "$tgt" > /dev/null || fail "node $peer ($tgt) does not answer pings from $mine"
+ip addr add "$spoof/32" dev eth0 || fail "ip addr add $spoof/32 dev eth0"
+if ping -c 2 -W 3 -I "$spoof" "$tgt" > /dev/null 2>&1; then
+	fail "node $peer answered pings from $spoof, not this node's address: is libvirt's clean-traffic on this guest's interface?"
+fi
+ip addr del "$spoof/32" dev eth0
+ok "pings from $mine reach node $peer; from $spoof (not this node's) they do not"
 no_leaks

@@ -319,6 +319,19 @@ tail -c +37 "$tmp/out.img" | (cd "$tmp" && cpio -id --quiet) ||
 diff -u "$tmp/want.conf" "$tmp/etc/ramster.conf" ||
 	bad "initrd: etc/ramster.conf differs"
 
+# Every interface has libvirt's clean-traffic with its node's address;
+# "nwfilter = none" drops it.
+for n in ms0:10.77.0.10 client1:10.77.0.11 client2:10.77.0.12; do
+	grep -A1 "<filterref filter='clean-traffic'>" "$tmp/r/${n%:*}.xml" |
+		grep -q "<parameter name='IP' value='${n#*:}'/>" ||
+		bad "${n%:*}.xml: no clean-traffic filterref with IP ${n#*:}"
+done
+sed 's/^\tsubnet = .*/&\n\tnwfilter = none/' libvirt-xml/default.cluster \
+	>"$tmp/nofilter.cluster"
+$rc -c "$tmp/nofilter.cluster" render "$tmp/nf" >/dev/null ||
+	bad "render with nwfilter = none failed"
+! grep -q "<filterref" "$tmp/nf"/*.xml || bad "nwfilter = none still renders a filterref"
+
 # -j naming an unknown node is a command-line error (exit 2).
 set +e
 $rc -j nosuch=idle check >/dev/null 2>&1

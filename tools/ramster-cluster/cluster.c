@@ -26,9 +26,10 @@ int rc_cmd_check(const struct rc_cluster *c)
 	int i;
 
 	rc_format_ip(c->net, net);
-	printf("cluster %s: %d node%s, subnet %s/%u, port %u\n", c->name,
-	       c->nr_nodes, c->nr_nodes == 1 ? "" : "s", net, c->prefix,
-	       c->port);
+	printf("cluster %s: %d node%s, subnet %s/%u, port %u, nwfilter %s, security %s\n",
+	       c->name, c->nr_nodes, c->nr_nodes == 1 ? "" : "s", net,
+	       c->prefix, c->port, c->nwfilter ? "clean-traffic" : "none",
+	       c->security ? c->security : "integrity");
 	if (c->shared_mib)
 		printf("shared disk %lu MiB uuid %s%s\n", c->shared_mib,
 		       c->shared_uuid, c->shared_uuid_generated ?

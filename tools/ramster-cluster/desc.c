@@ -50,6 +50,8 @@ static const char *const cluster_keys[CK_COUNT] = {
 	[CK_SHARED_MIB]	= "shared_mib",
 	[CK_SHARED_UUID] = "shared_uuid",
 	[CK_KEY_FILE]	= "key_file",
+	[CK_NWFILTER]	= "nwfilter",
+	[CK_SECURITY]	= "security",
 };
 
 /* An example line for each required key, for "add ..." hints. */
@@ -417,6 +419,46 @@ static void parse_key_file(struct parser *p, const char *val)
 	c->valid |= 1U << CK_KEY_FILE;
 }
 
+/*
+ * nwfilter: clean-traffic (the default), so that a guest cannot send as
+ * another's MAC or IP address, or none.
+ */
+static void parse_nwfilter(struct parser *p, const char *val)
+{
+	struct rc_cluster *c = p->c;
+
+	if (!strcmp(val, "clean-traffic")) {
+		c->nwfilter = true;
+	} else if (!strcmp(val, "none")) {
+		c->nwfilter = false;
+	} else {
+		desc_error(c, p->lineno,
+			   "nwfilter = %s is not a filter; write \"nwfilter = clean-traffic\" (the default: a guest cannot send as another's MAC or IP address) or \"nwfilter = none\"",
+			   val);
+		return;
+	}
+	c->valid |= 1U << CK_NWFILTER;
+}
+
+/* security: what protects r2net's frames, as its configfs takes it. */
+static void parse_security(struct parser *p, const char *val)
+{
+	static const char *const ok[] = { "integrity", "encrypt", "none" };
+	struct rc_cluster *c = p->c;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (!strcmp(val, ok[i])) {
+			c->security = ok[i];
+			c->valid |= 1U << CK_SECURITY;
+			return;
+		}
+	}
+	desc_error(c, p->lineno,
+		   "security = %s is not one; write \"security = integrity\" (the default: every r2net frame is tagged), \"security = encrypt\" (encrypted too) or \"security = none\" (no tags: only to measure what they cost)",
+		   val);
+}
+
 static void cluster_value(struct parser *p, int key, const char *val)
 {
 	struct rc_cluster *c = p->c;
@@ -444,6 +486,12 @@ static void cluster_value(struct parser *p, int key, const char *val)
 		break;
 	case CK_KEY_FILE:
 		parse_key_file(p, val);
+		break;
+	case CK_NWFILTER:
+		parse_nwfilter(p, val);
+		break;
+	case CK_SECURITY:
+		parse_security(p, val);
 		break;
 	}
 }
@@ -773,6 +821,8 @@ static void finish_cluster(struct rc_cluster *c)
 	}
 	if (!c->key_line[CK_PORT])
 		c->port = RC_DEFAULT_PORT;
+	if (!c->key_line[CK_NWFILTER])
+		c->nwfilter = true;
 	if (!c->nr_nodes)
 		desc_error(c, c->line,
 			   "the cluster has no node: stanzas; add at least one node: stanza");

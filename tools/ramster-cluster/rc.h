@@ -93,6 +93,8 @@ enum rc_cluster_key {
 	CK_SHARED_MIB,
 	CK_SHARED_UUID,
 	CK_KEY_FILE,
+	CK_NWFILTER,
+	CK_SECURITY,
 	CK_COUNT,
 };
 
@@ -130,6 +132,10 @@ struct rc_cluster {
 	bool shared_uuid_generated;	/* from RC_UUID_SOURCE, not the file */
 	/* key_file, relative to the description's directory; NULL if none */
 	char *key_file;
+	/* libvirt's clean-traffic on every interface (nwfilter = none: off) */
+	bool nwfilter;
+	/* r2net's security for ramster.conf; "" to leave r2net's default */
+	const char *security;
 	/*
 	 * The cluster key: key_file's (read by rc_desc_load() when asked),
 	 * or up's (rc_key_state()); "" until then, and for render without

@@ -140,6 +140,23 @@ static char *render_disks(const struct rc_cluster *c, const struct rc_node *n,
 }
 
 /*
+ * The interface's filter: libvirt's clean-traffic with the node's
+ * address, so that the guest can send only as its own MAC and IP address
+ * (and take no other's by ARP or DHCP); nothing with "nwfilter = none".
+ */
+static char *render_filter(const struct rc_cluster *c, const struct rc_node *n)
+{
+	char ip[16];
+
+	if (!c->nwfilter)
+		return rc_xstrdup("");
+	rc_format_ip(n->ip, ip);
+	return rc_xasprintf("<filterref filter='clean-traffic'>\n"
+			    "  <parameter name='IP' value='%s'/>\n"
+			    "</filterref>", ip);
+}
+
+/*
  * One domain from the template of its role.  STATE is the absolute state
  * directory: kernel, initrd, disks and logs live there; a node with
  * "image = stock" boots STATE/stock-vmlinuz and STATE/stock-initrd.img
@@ -161,6 +178,7 @@ void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 	char *console = rc_xasprintf("%s/%s.console.log", state, n->name);
 	char *results = rc_xasprintf("%s/%s.results.log", state, n->name);
 	char *disks = render_disks(c, n, state);
+	char *filter = render_filter(c, n);
 	const struct rc_subst v[] = {
 		{ "CLUSTER", c->name, false },
 		{ "NETWORK", net, false },
@@ -176,6 +194,7 @@ void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 		{ "CONSOLE_LOG", console, false },
 		{ "RESULTS_LOG", results, false },
 		{ "DISKS", disks, true },
+		{ "FILTER", filter, true },
 	};
 
 	rc_domain_name(c, n, dom, sizeof(dom));
@@ -193,6 +212,7 @@ void rc_render_domain(const struct rc_cluster *c, const struct rc_node *n,
 	free(console);
 	free(results);
 	free(disks);
+	free(filter);
 }
 
 /*
@@ -210,6 +230,8 @@ void rc_render_conf(const struct rc_cluster *c, FILE *f)
 		fprintf(f, "\tshared_uuid = %s\n", c->shared_uuid);
 	if (c->key[0])
 		fprintf(f, "\tcluster_key = %s\n", c->key);
+	if (c->security)
+		fprintf(f, "\tsecurity = %s\n", c->security);
 	fputc('\n', f);
 	for (i = 0; i < c->nr_nodes; i++) {
 		const struct rc_node *n = &c->nodes[i];

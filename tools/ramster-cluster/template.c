@@ -46,6 +46,7 @@ static const struct {
 	{ "CONSOLE_LOG", KIND_DOM, false },
 	{ "RESULTS_LOG", KIND_DOM, false },
 	{ "DISKS", KIND_DOM, true },
+	{ "FILTER", KIND_DOM, true },
 };
 
 #define NR_KNOWN	(sizeof(known) / sizeof(known[0]))
