@@ -12,14 +12,19 @@
  *   clients), objects, pools, shared_pools, puts, put_failures, dup_puts,
  *   dup_put_flushes, get_hits, get_misses, get_errors, flush_pages,
  *   flush_objects, flushed_pages, evictions, reject_limit,
- *   reject_quota, reject_low_memory, shared_emptied	the tmem store's
+ *   reject_quota, reject_low_memory, shared_emptied, charge_bytes,
+ *   reject_share, reject_objects			the tmem store's
  *
  *   clients_downs, clients_returns, clients_freed,
  *   clients_pending					the grace period's
  *
  * "clients": a line "NODE eph_pages N pers_pages N pools N" for every
  * client node that has a pool or a page here (RAMster's foreign pages per
- * client); "server": "requests_OP N" per tmem operation, "errors_REASON N"
+ * client); "shares": a line "NODE charge_bytes N share_bytes N weight N
+ * objects N" for the same nodes and any other charged for something, what
+ * each is charged for (tmem.c's Charges), may be charged for, its weight
+ * and its objects (a file of its own: readers of "clients" take its lines
+ * as they are); "server": "requests_OP N" per tmem operation, "errors_REASON N"
  * per reason a request was answered with an error, get_hits, get_misses,
  * then requests_put_zpage and requests_get_zpage (of the puts and gets,
  * those of zpages), zpage_bytes_in and zpage_bytes_out (their data bytes),
@@ -58,7 +63,8 @@ static const struct backend_counter backend_counters[] = {
 	TM(dup_put_flushes), TM(get_hits), TM(get_misses), TM(get_errors),
 	TM(flush_pages), TM(flush_objects), TM(flushed_pages), TM(evictions),
 	TM(reject_limit), TM(reject_quota), TM(reject_low_memory),
-	TM(shared_emptied),
+	TM(shared_emptied), TM(charge_bytes), TM(reject_share),
+	TM(reject_objects),
 	CL(downs), CL(returns), CL(freed), CL(pending),
 };
 
@@ -93,17 +99,25 @@ static int backend_counter_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(backend_counter);
 
+/* "clients", or "shares" when the file's data is not NULL. */
 static int backend_clients_show(struct seq_file *m, void *v)
 {
 	struct tmem_client_stats cs;
+	bool shares = m->private;
 	int node;
 
 	for (node = 0; node < TMEM_MAX_CLIENTS; node++) {
 		tmem_client_stats(backend_store, node, &cs);
-		if (!cs.eph_pages && !cs.pers_pages && !cs.pools)
+		if (!cs.eph_pages && !cs.pers_pages && !cs.pools &&
+		    (!shares || (!cs.charge_bytes && !cs.objects)))
 			continue;
-		seq_printf(m, "%d eph_pages %llu pers_pages %llu pools %u\n",
-			   node, cs.eph_pages, cs.pers_pages, cs.pools);
+		if (shares)
+			seq_printf(m, "%d charge_bytes %llu share_bytes %llu weight %u objects %llu\n",
+				   node, cs.charge_bytes, cs.share_bytes,
+				   cs.weight, cs.objects);
+		else
+			seq_printf(m, "%d eph_pages %llu pers_pages %llu pools %u\n",
+				   node, cs.eph_pages, cs.pers_pages, cs.pools);
 	}
 	return 0;
 }
@@ -152,6 +166,8 @@ void backend_debugfs_init(struct tmem_store *store, struct zcache *zc)
 				    (void *)&backend_counters[i],
 				    &backend_counter_fops);
 	debugfs_create_file("clients", 0444, backend_dir, NULL,
+			    &backend_clients_fops);
+	debugfs_create_file("shares", 0444, backend_dir, (void *)1,
 			    &backend_clients_fops);
 	debugfs_create_file("server", 0444, backend_dir, NULL,
 			    &backend_server_fops);

@@ -9,7 +9,8 @@
  *   pool   256 hash buckets, each an rbtree of struct tmem_obj by oid
  *   obj    an xarray: page index -> struct tmem_pgp
  *   pgp    the data layer's pointer, the object it is in, its index, the
- *          node charged for it, and (ephemeral) its place on the LRU
+ *          node charged for it, the size of its data, and (ephemeral) its
+ *          place on the LRU
  *
  * A shared pool is also in store->shared[]; every client that joined it
  * names it from one of its own slots, and it goes away when the last of
@@ -28,7 +29,8 @@
  *                      nr_pages, each page's data pointer and node).
  *                      Taken only under pool->lock, so with pool->lock
  *                      held for write no object in the pool changes.
- *   store->lock        spinlock: the LRU and the page counts.
+ *   store->lock        spinlock: the LRU, the page counts, the charges
+ *                      and the clients' object counts.
  *
  * The xarray's own lock nests inside all of these.  Every path takes them
  * in this order, tmem_evict() included: it picks its page under
@@ -51,9 +53,24 @@
  * operation using it.  Destroying it empties the slots, sets pool->dead
  * (puts then fail with -TMEM_ENODEV), frees every object and drops the
  * slots' reference; the last reference frees the empty pool.
+ *
+ * Charges
+ *
+ * Each client node is charged, in bytes, for what its pages cost the
+ * store: a page's data as the data layer keeps it (tmem_data_ops.size)
+ * and its descriptor (TMEM_PGP_COST) to the node whose put stored it; an
+ * object (TMEM_OBJ_COST) and the nodes of its index (TMEM_XA_NODE_COST
+ * each) to the node whose put made it; a pool (TMEM_POOL_COST) to the node
+ * that made it.  A put takes the most it can come to first
+ * (tmem_reserve(), held to the store's cap and the client's share), hands
+ * its page, a new object and new index nodes their part, and gives back
+ * the rest; each part is given back when what it pays for goes.  So the
+ * store's charge is the sum of the clients' at all times but during a
+ * put, and is 0 in an empty store.
  */
 #include <linux/export.h>
 #include <linux/atomic.h>
+#include <linux/math64.h>
 #include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -89,6 +106,49 @@
  */
 #define TMEM_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
+/*
+ * What a client is charged for, in bytes, besides each page's data (see
+ * Charges above):
+ *
+ * TMEM_PGP_COST	a page's descriptor, from its slab cache; its slot in
+ *			the object's index is paid with the index's nodes
+ * TMEM_OBJ_COST	an object's descriptor, with its link in the pool's
+ *			tree, from its slab cache
+ * TMEM_XA_NODE_COST	a node of an object's index, an xarray of 64-slot
+ *			nodes: pages at close indexes share them (some 9
+ *			bytes a page when dense), a page at a sparse index
+ *			may have a chain of TMEM_XA_HEIGHT to itself
+ * TMEM_POOL_COST	a pool, as kmalloc() holds it
+ *
+ * A fixed estimate per page would not do for the index: a client that
+ * puts same-filled pages at random indexes makes the store hold some 3
+ * KiB of nodes for each.
+ */
+#define TMEM_PGP_COST		sizeof(struct tmem_pgp)
+#define TMEM_OBJ_COST		sizeof(struct tmem_obj)
+#define TMEM_XA_NODE_COST	sizeof(struct xa_node)
+#define TMEM_POOL_COST		kmalloc_size_roundup(sizeof(struct tmem_pool))
+/* The levels of an index of 32 bits. */
+#define TMEM_XA_HEIGHT		DIV_ROUND_UP(32, XA_CHUNK_SHIFT)
+/*
+ * Index nodes one put may make: the tree grown to its full height over
+ * an entry at index 0, and a path of its own below the new top.
+ */
+#define TMEM_XA_PUT_NODES	(2 * TMEM_XA_HEIGHT - 1)
+/* The most one page gives back as it goes, its object's part too. */
+#define TMEM_PAGE_CHARGE_MAX	(TMEM_PAGE_SIZE + TMEM_PGP_COST + \
+				 TMEM_OBJ_COST + \
+				 TMEM_XA_HEIGHT * TMEM_XA_NODE_COST)
+/*
+ * Evictions a put may run to get its charge under the cap or its share:
+ * enough to free what it can hold back when each evicted page gives back
+ * the least a page can.
+ */
+#define TMEM_CHARGE_ROUNDS	DIV_ROUND_UP(TMEM_PAGE_CHARGE_MAX + \
+					     TMEM_XA_PUT_NODES * \
+					     TMEM_XA_NODE_COST, \
+					     TMEM_PGP_COST)
+
 struct tmem_pool {
 	struct tmem_store *store;
 	rwlock_t lock;			/* objs, dead */
@@ -104,11 +164,13 @@ struct tmem_pool {
 
 struct tmem_obj {
 	struct rb_node node;		/* cleared when out of the tree */
-	spinlock_t lock;		/* pages, nr_pages, the pages' fields */
+	spinlock_t lock;		/* pages, nr_pages, xa_nodes, the pages' */
+	unsigned int xa_nodes;		/* of pages, charged to owner */
 	struct xarray pages;		/* index -> struct tmem_pgp */
 	unsigned long nr_pages;
 	struct tmem_pool *pool;
 	u64 oid[3];
+	u8 owner;			/* the node whose put made it */
 };
 
 struct tmem_pgp {
@@ -117,6 +179,7 @@ struct tmem_pgp {
 	void *data;
 	u32 index;
 	u8 node;			/* charged for it */
+	u16 size;			/* of its data, tmem_data_ops.size */
 };
 
 struct tmem_client {
@@ -133,16 +196,22 @@ struct tmem_store {
 	unsigned long max_frames;	/* 0: none; READ_ONCE */
 	unsigned long client_quota;	/* 0: none; READ_ONCE */
 	unsigned long min_avail;	/* 0: none; READ_ONCE */
+	unsigned int share_percent;	/* 0: bytes not held; READ_ONCE */
+	unsigned long max_objects;	/* per client, 0: none; READ_ONCE */
+	u16 weight[TMEM_MAX_CLIENTS];	/* READ_ONCE */
 
 	rwlock_t pools_lock;		/* clients, their slots, shared, tag */
 	u32 tag;			/* next pool id's tag; 0: ids are slots */
 	struct tmem_client *clients[TMEM_MAX_CLIENTS];
 	struct tmem_pool *shared[TMEM_MAX_SHARED_POOLS];
 
-	spinlock_t lock;		/* lru, pages, client_pages */
+	spinlock_t lock;		/* lru, pages, charges, objects */
 	struct list_head lru;		/* ephemeral pages, newest first */
 	u64 pages[2];			/* [persistent] */
 	u64 client_pages[TMEM_MAX_CLIENTS][2];
+	u64 charge;			/* bytes, every client's */
+	u64 client_charge[TMEM_MAX_CLIENTS];
+	unsigned long client_objects[TMEM_MAX_CLIENTS];
 
 	atomic_long_t objects;
 	atomic_long_t pools;
@@ -162,6 +231,8 @@ struct tmem_store {
 	atomic_long_t reject_quota;
 	atomic_long_t reject_low_memory;
 	atomic_long_t shared_emptied;
+	atomic_long_t reject_share;
+	atomic_long_t reject_objects;
 };
 
 static struct kmem_cache *tmem_obj_cache;
@@ -186,6 +257,62 @@ static bool tmem_uuid_eq(const u64 *a, const u64 *b)
 {
 	return a[0] == b[0] && a[1] == b[1];
 }
+
+/* Charges ---------------------------------------------------------------- */
+
+/* Charge @node @bytes more, or fewer when negative; store->lock held. */
+static void __tmem_charge(struct tmem_store *store, u8 node, s64 bytes)
+{
+	store->charge += bytes;
+	store->client_charge[node] += bytes;
+}
+
+static void tmem_charge(struct tmem_store *store, u8 node, s64 bytes)
+{
+	spin_lock(&store->lock);
+	__tmem_charge(store, node, bytes);
+	spin_unlock(&store->lock);
+}
+
+/* The store's cap in bytes; 0 when it holds no charge to one. */
+static u64 tmem_cap_bytes(struct tmem_store *store)
+{
+	if (!READ_ONCE(store->share_percent))
+		return 0;
+	return (u64)READ_ONCE(store->max_frames) * PAGE_SIZE;
+}
+
+/*
+ * What @node may be charged for out of @cap: share_percent of it, times
+ * the node's weight in percent, at most all of it.
+ */
+static u64 tmem_share(struct tmem_store *store, u8 node, u64 cap)
+{
+	u32 pw = READ_ONCE(store->share_percent) *
+		 READ_ONCE(store->weight[node]);
+	u32 rem;
+	u64 q = div_u64_rem(cap, 100 * 100, &rem);
+
+	return min(cap, q * pw + div_u64((u64)rem * pw, 100 * 100));
+}
+
+/**
+ * tmem_put_charge_max() - the most a put can be charged
+ * @size: the bytes its page's data keeps (&tmem_data_ops.size)
+ *
+ * Its page, a new object, and the index nodes a put may make.  A put
+ * takes this much of its client's share first and gives back what it
+ * did not use: a client is refused a put once its charge is within this
+ * of its share.
+ *
+ * Return: the bytes.
+ */
+u64 tmem_put_charge_max(unsigned int size)
+{
+	return size + TMEM_PGP_COST + TMEM_OBJ_COST +
+	       TMEM_XA_PUT_NODES * TMEM_XA_NODE_COST;
+}
+EXPORT_SYMBOL_GPL(tmem_put_charge_max);
 
 /* Objects ---------------------------------------------------------------- */
 
@@ -225,11 +352,25 @@ static struct tmem_obj *tmem_obj_find(struct tmem_pool *pool, const u64 *oid)
 	return NULL;
 }
 
-/* pool->lock held for write; no object with @obj's oid in the pool. */
-static void tmem_obj_link(struct tmem_pool *pool, struct tmem_obj *obj)
+/*
+ * pool->lock held for write; no object with @obj's oid in the pool.  The
+ * put that links it has its charge already (tmem_reserve()).  Returns
+ * false, not linking it, when its owner is at the store's max_objects.
+ */
+static bool tmem_obj_link(struct tmem_pool *pool, struct tmem_obj *obj)
 {
 	struct rb_root *root = tmem_bucket(pool, obj->oid);
 	struct rb_node **link = &root->rb_node, *parent = NULL;
+	struct tmem_store *store = pool->store;
+	unsigned long max = READ_ONCE(store->max_objects);
+
+	spin_lock(&store->lock);
+	if (max && store->client_objects[obj->owner] >= max) {
+		spin_unlock(&store->lock);
+		return false;
+	}
+	store->client_objects[obj->owner]++;
+	spin_unlock(&store->lock);
 
 	while (*link) {
 		struct tmem_obj *o = rb_entry(*link, struct tmem_obj, node);
@@ -242,18 +383,26 @@ static void tmem_obj_link(struct tmem_pool *pool, struct tmem_obj *obj)
 	}
 	rb_link_node(&obj->node, parent, link);
 	rb_insert_color(&obj->node, root);
-	atomic_long_inc(&pool->store->objects);
+	atomic_long_inc(&store->objects);
+	return true;
 }
 
-/* pool->lock held for write. */
+/* pool->lock held for write.  Its owner is no longer charged for it. */
 static void tmem_obj_unlink(struct tmem_pool *pool, struct tmem_obj *obj)
 {
+	struct tmem_store *store = pool->store;
+
 	rb_erase(&obj->node, tmem_bucket(pool, obj->oid));
 	RB_CLEAR_NODE(&obj->node);
-	atomic_long_dec(&pool->store->objects);
+	atomic_long_dec(&store->objects);
+	spin_lock(&store->lock);
+	store->client_objects[obj->owner]--;
+	__tmem_charge(store, obj->owner, -(s64)TMEM_OBJ_COST);
+	spin_unlock(&store->lock);
 }
 
-static struct tmem_obj *tmem_obj_alloc(struct tmem_pool *pool, const u64 *oid)
+static struct tmem_obj *tmem_obj_alloc(struct tmem_pool *pool, const u64 *oid,
+				       u8 owner)
 {
 	struct tmem_obj *obj = kmem_cache_alloc(tmem_obj_cache, TMEM_GFP);
 
@@ -263,15 +412,23 @@ static struct tmem_obj *tmem_obj_alloc(struct tmem_pool *pool, const u64 *oid)
 	spin_lock_init(&obj->lock);
 	xa_init(&obj->pages);
 	obj->nr_pages = 0;
+	obj->xa_nodes = 0;
 	obj->pool = pool;
 	memcpy(obj->oid, oid, sizeof(obj->oid));
+	obj->owner = owner;
 	return obj;
 }
 
-/* An empty object out of its tree. */
+/*
+ * An empty object out of its tree.  Its index has no node left that it
+ * counted, unless tmem_index_del() counted too few (then they go now).
+ */
 static void tmem_obj_free(struct tmem_obj *obj)
 {
 	WARN_ON_ONCE(obj->nr_pages || !RB_EMPTY_NODE(&obj->node));
+	if (obj->xa_nodes)
+		tmem_charge(obj->pool->store, obj->owner,
+			    -(s64)(obj->xa_nodes * TMEM_XA_NODE_COST));
 	xa_destroy(&obj->pages);
 	kmem_cache_free(tmem_obj_cache, obj);
 }
@@ -292,9 +449,96 @@ static void tmem_obj_reap(struct tmem_pool *pool, const u64 *oid)
 		tmem_obj_free(obj);
 }
 
+/* Indexes ---------------------------------------------------------------- */
+
+/*
+ * An object's index is an xarray: a tree of nodes of XA_CHUNK_SIZE slots,
+ * as tall as its highest index needs, with no empty node (the xarray frees
+ * a node as its last entry goes, and the top while it holds only slot
+ * 0).  So the nodes a store makes or an erase frees follow from the tree
+ * around the entry; the object keeps their count (obj->xa_nodes) for its
+ * owner's charge.  These run under obj->lock, with the xarray's lock.
+ */
+
+/* How many levels of nodes the tree has (0: none, the entry in the head). */
+static unsigned int tmem_xa_height(const struct xarray *xa)
+{
+	void *head = xa_head_locked(xa);
+
+	if (!xa_is_node(head))
+		return 0;
+	return xa_to_node(head)->shift / XA_CHUNK_SHIFT + 1;
+}
+
+/* The nodes from @node up that hold a single entry: one entry's alone. */
+static unsigned int tmem_xa_alone(const struct xarray *xa,
+				  struct xa_node *node)
+{
+	unsigned int n = 0;
+
+	while (node && node->count == 1) {
+		n++;
+		node = xa_parent_locked(xa, node);
+	}
+	return n;
+}
+
+/*
+ * Store @pgp in its object's index; obj->lock held, no entry at its index.
+ * Returns the nodes that made, or -ENOMEM.  Besides a new path down to it
+ * (nodes of one entry after the store), a tree that had to grow got a new
+ * top node for each new level, each over the old tree.
+ */
+static int tmem_index_add(struct tmem_obj *obj, struct tmem_pgp *pgp)
+{
+	XA_STATE(xas, &obj->pages, pgp->index);
+	unsigned int height;
+	bool had;
+	int ret;
+
+	xas_lock(&xas);
+	had = xa_head_locked(&obj->pages);
+	height = tmem_xa_height(&obj->pages);
+	do {
+		xas_store(&xas, pgp);
+	} while (xas_nomem(&xas, GFP_NOWAIT | __GFP_NOWARN));
+	ret = xas_error(&xas);
+	if (!ret) {
+		ret = tmem_xa_alone(&obj->pages, xas.xa_node);
+		if (had && tmem_xa_height(&obj->pages) > height)
+			ret += tmem_xa_height(&obj->pages) - height;
+	}
+	xas_unlock(&xas);
+	return ret;
+}
+
+/*
+ * Erase @pgp from its object's index; obj->lock held.  Returns the nodes
+ * that freed: those that held it alone, and then, if the tree's top
+ * stayed, the top nodes left holding only slot 0.
+ */
+static unsigned int tmem_index_del(struct tmem_obj *obj, struct tmem_pgp *pgp)
+{
+	XA_STATE(xas, &obj->pages, pgp->index);
+	unsigned int height, freed;
+
+	xas_lock(&xas);
+	xas_load(&xas);
+	height = tmem_xa_height(&obj->pages);
+	freed = tmem_xa_alone(&obj->pages, xas.xa_node);
+	xas_store(&xas, NULL);
+	if (freed < height)
+		freed += height - tmem_xa_height(&obj->pages);
+	xas_unlock(&xas);
+	return freed;
+}
+
 /* Pages ------------------------------------------------------------------ */
 
-/* store->lock held. */
+/*
+ * store->lock held.  The put that stores it has its charge already
+ * (tmem_reserve()).
+ */
 static void tmem_pgp_count(struct tmem_store *store, struct tmem_pgp *pgp)
 {
 	bool pers = pgp->obj->pool->persistent;
@@ -305,13 +549,14 @@ static void tmem_pgp_count(struct tmem_store *store, struct tmem_pgp *pgp)
 		list_add(&pgp->lru, &store->lru);
 }
 
-/* store->lock held. */
+/* store->lock held.  Its node is no longer charged for it. */
 static void tmem_pgp_uncount(struct tmem_store *store, struct tmem_pgp *pgp)
 {
 	bool pers = pgp->obj->pool->persistent;
 
 	store->pages[pers]--;
 	store->client_pages[pgp->node][pers]--;
+	__tmem_charge(store, pgp->node, -(s64)(TMEM_PGP_COST + pgp->size));
 	if (!pers)
 		list_del(&pgp->lru);
 }
@@ -320,11 +565,13 @@ static void tmem_pgp_uncount(struct tmem_store *store, struct tmem_pgp *pgp)
 static void tmem_pgp_remove(struct tmem_store *store, struct tmem_pgp *pgp)
 {
 	struct tmem_obj *obj = pgp->obj;
+	unsigned int nodes = min(tmem_index_del(obj, pgp), obj->xa_nodes);
 
-	xa_erase(&obj->pages, pgp->index);
 	obj->nr_pages--;
+	obj->xa_nodes -= nodes;
 	spin_lock(&store->lock);
 	tmem_pgp_uncount(store, pgp);
+	__tmem_charge(store, obj->owner, -(s64)(nodes * TMEM_XA_NODE_COST));
 	spin_unlock(&store->lock);
 }
 
@@ -454,6 +701,7 @@ static struct tmem_pool *tmem_pool_get(struct tmem_store *store, u8 node,
 	return pool;
 }
 
+/* Drop a reference; the last frees the pool, its maker charged no more. */
 static void tmem_pool_put(struct tmem_pool *pool)
 {
 	int i;
@@ -462,6 +710,7 @@ static void tmem_pool_put(struct tmem_pool *pool)
 		return;
 	for (i = 0; i < TMEM_OBJ_HASH_BUCKETS; i++)
 		WARN_ON_ONCE(!RB_EMPTY_ROOT(&pool->objs[i]));
+	tmem_charge(pool->store, pool->owner, -(s64)TMEM_POOL_COST);
 	kfree(pool);
 }
 
@@ -709,6 +958,9 @@ int tmem_new_pool(struct tmem_store *store, u8 node, u32 flags,
 			atomic_long_inc(&store->pools);
 		}
 	}
+	/* A pool made, not joined: its maker pays for it. */
+	if (!fresh)
+		tmem_charge(store, node, TMEM_POOL_COST);
 	write_unlock(&store->pools_lock);
 	kfree(fresh);
 	return ret;
@@ -953,6 +1205,15 @@ out:
 
 static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
 		      u8 node);
+static int tmem_reserve(struct tmem_store *store, u8 node, u64 bytes);
+
+/* The bytes @data keeps, as the data layer tells. */
+static unsigned int tmem_data_size(struct tmem_store *store, void *data)
+{
+	if (!store->ops->size)
+		return TMEM_PAGE_SIZE;
+	return min_t(unsigned int, store->ops->size(data), TMEM_PAGE_SIZE);
+}
 
 /**
  * tmem_put_zpage() - store a page, in any form, under a handle
@@ -965,11 +1226,13 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
  *
  * A page already stored under @h is replaced.  A put that fails leaves no
  * page under @h: if it cannot store the new data it flushes the old.
- * Ephemeral pages go to the head of the LRU.  At a limit (tmem_set_limits())
- * the put first evicts ephemeral pages, oldest first: the client's own for
- * its quota, anyone's for the store's page frames; if that does not get
- * under the limit the put fails with -TMEM_ENOMEM and no page is lost that
- * a put had stored before.
+ * Ephemeral pages go to the head of the LRU.  At a limit (tmem_set_limits(),
+ * tmem_set_shares()) the put first evicts ephemeral pages, oldest first:
+ * the client's own for its quota or its share, anyone's for the store's
+ * page frames or its cap in bytes; if that does not get under the limit
+ * the put fails with -TMEM_ENOMEM and no page is lost that a put had
+ * stored before.  So does a put that needs a new object past the client's
+ * max_objects.
  *
  * Context: process context; may sleep.
  * Return: 1, -TMEM_ENODEV (no such pool), -TMEM_ENOMEM, or the data
@@ -978,12 +1241,14 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
 int tmem_put_zpage(struct tmem_store *store, u8 node,
 		   const struct tmem_handle *h, const struct tmem_zpage *src)
 {
+	bool wr = false, empty = false, dup = false, too_many = false;
 	struct tmem_obj *obj, *fresh = NULL;
 	struct tmem_pgp *pgp = NULL, *old;
+	void *data = NULL, *old_data = NULL;
+	int err = -TMEM_ENOMEM, ret, nodes;
 	struct tmem_pool *pool;
-	void *data, *old_data = NULL;
-	bool wr = false, empty = false, dup = false;
-	int err = -TMEM_ENOMEM, ret;
+	unsigned int size = 0;
+	u64 held = 0;
 
 	pool = tmem_pool_get(store, node, h->pool_id);
 	if (!pool) {
@@ -999,25 +1264,32 @@ int tmem_put_zpage(struct tmem_store *store, u8 node,
 		ret = err < 0 ? err : -TMEM_ENOMEM;
 		goto out;
 	}
-	pgp = kmem_cache_alloc(tmem_pgp_cache, TMEM_GFP);
-	if (!pgp) {
-		ret = -TMEM_ENOMEM;
+	size = tmem_data_size(store, data);
+	ret = tmem_reserve(store, node, tmem_put_charge_max(size));
+	if (ret)
 		goto out;
-	}
+	held = tmem_put_charge_max(size);
+	ret = -TMEM_ENOMEM;
+	pgp = kmem_cache_alloc(tmem_pgp_cache, TMEM_GFP);
+	if (!pgp)
+		goto out;
 
 	read_lock(&pool->lock);
 	obj = pool->dead ? NULL : tmem_obj_find(pool, h->oid);
 	if (!obj) {
 		/* A new object: allocate it, then add it under the write lock. */
 		read_unlock(&pool->lock);
-		fresh = tmem_obj_alloc(pool, h->oid);
+		fresh = tmem_obj_alloc(pool, h->oid, node);
 		write_lock(&pool->lock);
 		wr = true;
 		obj = pool->dead ? NULL : tmem_obj_find(pool, h->oid);
 		if (!obj && fresh && !pool->dead) {
-			tmem_obj_link(pool, fresh);
-			obj = fresh;
-			fresh = NULL;
+			too_many = !tmem_obj_link(pool, fresh);
+			if (!too_many) {
+				obj = fresh;
+				fresh = NULL;
+				held -= TMEM_OBJ_COST;
+			}
 		}
 	}
 	if (!obj) {
@@ -1038,26 +1310,35 @@ int tmem_put_zpage(struct tmem_store *store, u8 node,
 		spin_lock(&store->lock);
 		tmem_pgp_uncount(store, old);
 		old->node = node;
+		old->size = size;
 		tmem_pgp_count(store, old);
 		spin_unlock(&store->lock);
+		held -= TMEM_PGP_COST + size;
 		ret = 1;
 	} else {
 		pgp->obj = obj;
 		pgp->data = data;
 		pgp->index = h->index;
 		pgp->node = node;
-		ret = xa_err(xa_store(&obj->pages, h->index, pgp,
-				      GFP_NOWAIT | __GFP_NOWARN));
-		if (!ret) {
+		pgp->size = size;
+		nodes = tmem_index_add(obj, pgp);
+		if (nodes >= 0) {
 			obj->nr_pages++;
+			obj->xa_nodes += nodes;
 			spin_lock(&store->lock);
 			tmem_pgp_count(store, pgp);
+			/* The object's owner pays for its index. */
+			__tmem_charge(store, node,
+				      -(s64)(nodes * TMEM_XA_NODE_COST));
+			__tmem_charge(store, obj->owner,
+				      nodes * TMEM_XA_NODE_COST);
 			spin_unlock(&store->lock);
+			held -= TMEM_PGP_COST + size +
+				nodes * TMEM_XA_NODE_COST;
 			data = NULL;
 			pgp = NULL;
 			ret = 1;
 		} else {
-			ret = -TMEM_ENOMEM;
 			empty = !obj->nr_pages;
 		}
 	}
@@ -1068,6 +1349,8 @@ int tmem_put_zpage(struct tmem_store *store, u8 node,
 		read_unlock(&pool->lock);
 
 out:
+	if (held)
+		tmem_charge(store, node, -(s64)held);
 	if (fresh)
 		tmem_obj_free(fresh);
 	if (pgp)
@@ -1078,6 +1361,8 @@ out:
 		store->ops->free(old_data, pool);
 	if (empty)
 		tmem_obj_reap(pool, h->oid);
+	if (too_many)
+		atomic_long_inc(&store->reject_objects);
 
 	if (ret == 1) {
 		atomic_long_inc(&store->puts);
@@ -1438,6 +1723,46 @@ static int tmem_admit(struct tmem_store *store, struct tmem_pool *pool,
 	return -TMEM_ENOMEM;
 }
 
+/*
+ * Charge @node @bytes for a put, within the store's cap in bytes and the
+ * client's share (tmem_set_shares()): evicts ephemeral pages to make room,
+ * the client's own for its share, anyone's for the cap, oldest first.  0,
+ * or -TMEM_ENOMEM with nothing charged.
+ */
+static int tmem_reserve(struct tmem_store *store, u8 node, u64 bytes)
+{
+	bool over_share = false;
+	u64 cap, share, excess;
+	int round;
+
+	for (round = 0; ; round++) {
+		cap = tmem_cap_bytes(store);
+		share = cap ? tmem_share(store, node, cap) : 0;
+		excess = 0;
+		spin_lock(&store->lock);
+		over_share = cap && store->client_charge[node] + bytes > share;
+		if (over_share)
+			excess = store->client_charge[node] + bytes - share;
+		else if (cap && store->charge + bytes > cap)
+			excess = store->charge + bytes - cap;
+		else
+			__tmem_charge(store, node, bytes);
+		spin_unlock(&store->lock);
+		if (!excess)
+			return 0;
+		/* No page gives back more than TMEM_PAGE_CHARGE_MAX. */
+		if (round == TMEM_CHARGE_ROUNDS ||
+		    !tmem_evict_some(store,
+				     div64_u64(excess + TMEM_PAGE_CHARGE_MAX - 1,
+					       TMEM_PAGE_CHARGE_MAX),
+				     over_share ? node : -1))
+			break;
+	}
+	atomic_long_inc(over_share ? &store->reject_share :
+			&store->reject_limit);
+	return -TMEM_ENOMEM;
+}
+
 /**
  * tmem_set_limits() - set a store's limits, from then on
  * @store: the store
@@ -1460,6 +1785,47 @@ void tmem_set_limits(struct tmem_store *store, unsigned long max_frames,
 }
 EXPORT_SYMBOL_GPL(tmem_set_limits);
 
+/**
+ * tmem_set_shares() - hold each client to a share of a store, from then on
+ * @store: the store
+ * @share_percent: 1..100: the clients' charges together may come to the
+ *	store's max_frames (tmem_set_limits()) in bytes, and one client's to
+ *	this percentage of that times its weight in percent
+ *	(tmem_set_weight()), at most all of it; 0, a new store's: no limit
+ *	in bytes (nor without max_frames)
+ * @max_objects: objects the puts of one client may have made that are in
+ *	the store, or 0 for no limit
+ *
+ * A put that would take its client's charge past its share first evicts
+ * the client's ephemeral pages, oldest first; past the cap, anyone's.
+ * Charges past new limits stay until eviction or flushes make room; only
+ * puts are held to them.
+ */
+void tmem_set_shares(struct tmem_store *store, unsigned int share_percent,
+		     unsigned long max_objects)
+{
+	WRITE_ONCE(store->share_percent, min(share_percent, 100U));
+	WRITE_ONCE(store->max_objects, max_objects);
+}
+EXPORT_SYMBOL_GPL(tmem_set_shares);
+
+/**
+ * tmem_set_weight() - a client's weight for its share, from then on
+ * @store: the store
+ * @node: the client
+ * @weight: 1..TMEM_WEIGHT_MAX, in percent of the share of a client of the
+ *	default weight (TMEM_WEIGHT_DEFAULT, every client's in a new store);
+ *	taken into that range
+ *
+ * A lower share holds the client's next put; what it has stays.
+ */
+void tmem_set_weight(struct tmem_store *store, u8 node, unsigned int weight)
+{
+	WRITE_ONCE(store->weight[node],
+		   clamp_t(unsigned int, weight, 1, TMEM_WEIGHT_MAX));
+}
+EXPORT_SYMBOL_GPL(tmem_set_weight);
+
 /* Counters --------------------------------------------------------------- */
 
 /**
@@ -1472,6 +1838,7 @@ void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st)
 	spin_lock(&store->lock);
 	st->eph_pages = store->pages[0];
 	st->pers_pages = store->pages[1];
+	st->charge_bytes = store->charge;
 	spin_unlock(&store->lock);
 	st->objects = atomic_long_read(&store->objects);
 	st->pools = atomic_long_read(&store->pools);
@@ -1491,6 +1858,8 @@ void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st)
 	st->reject_quota = atomic_long_read(&store->reject_quota);
 	st->reject_low_memory = atomic_long_read(&store->reject_low_memory);
 	st->shared_emptied = atomic_long_read(&store->shared_emptied);
+	st->reject_share = atomic_long_read(&store->reject_share);
+	st->reject_objects = atomic_long_read(&store->reject_objects);
 }
 EXPORT_SYMBOL_GPL(tmem_stats_snapshot);
 
@@ -1503,13 +1872,18 @@ EXPORT_SYMBOL_GPL(tmem_stats_snapshot);
 void tmem_client_stats(struct tmem_store *store, u8 node,
 		       struct tmem_client_stats *cs)
 {
+	u64 cap = tmem_cap_bytes(store);
 	struct tmem_client *client;
 	int id;
 
 	spin_lock(&store->lock);
 	cs->eph_pages = store->client_pages[node][0];
 	cs->pers_pages = store->client_pages[node][1];
+	cs->charge_bytes = store->client_charge[node];
+	cs->objects = store->client_objects[node];
 	spin_unlock(&store->lock);
+	cs->share_bytes = cap ? tmem_share(store, node, cap) : 0;
+	cs->weight = READ_ONCE(store->weight[node]);
 
 	cs->pools = 0;
 	read_lock(&store->pools_lock);
@@ -1535,11 +1909,14 @@ struct tmem_store *tmem_store_create(const struct tmem_data_ops *ops,
 				     void *priv)
 {
 	struct tmem_store *store = kzalloc(sizeof(*store), GFP_KERNEL);
+	int node;
 
 	if (!store)
 		return NULL;
 	store->ops = ops;
 	store->priv = priv;
+	for (node = 0; node < TMEM_MAX_CLIENTS; node++)
+		store->weight[node] = TMEM_WEIGHT_DEFAULT;
 	rwlock_init(&store->pools_lock);
 	spin_lock_init(&store->lock);
 	INIT_LIST_HEAD(&store->lru);
@@ -1584,7 +1961,7 @@ void tmem_store_destroy(struct tmem_store *store)
 		tmem_destroy_client(store, node);
 		kfree(store->clients[node]);
 	}
-	WARN_ON_ONCE(store->pages[0] || store->pages[1] ||
+	WARN_ON_ONCE(store->pages[0] || store->pages[1] || store->charge ||
 		     !list_empty(&store->lru));
 	kfree(store);
 }

@@ -16,6 +16,12 @@
  * data pointer and back through the struct tmem_data_ops given at
  * tmem_store_create().
  *
+ * Each client is charged in bytes for what its pages cost the store: their
+ * data as kept (struct tmem_data_ops.size), their descriptors, objects and
+ * indexes, and its pools (tmem.c's Charges).  With tmem_set_shares() the
+ * charges are held to the store's page frames in bytes, and each client's
+ * to a share of that.
+ *
  * Results follow Xen's tmem (shared-abi/tmem_abi.h): >= 0 is success
  * (NEW_POOL: the pool id; PUT, FLUSH_*, DESTROY_POOL: 1; GET: 1 found, 0 not
  * found), < 0 is minus one of enum tmem_errno.  Nothing a client sends can
@@ -92,6 +98,10 @@ struct tmem_zpage {
  * @frames: how many page frames the data of the store with this priv
  *	(tmem_store_create()) holds now; optional: without it the store's
  *	max_frames limit does nothing.  Process context, no store lock held.
+ * @size: optional: the bytes the data keeps (at most TMEM_PAGE_SIZE; 0
+ *	for a page kept in the data pointer itself), which its client is
+ *	charged for; without it every page counts TMEM_PAGE_SIZE.  Process
+ *	context, no store lock held.
  */
 struct tmem_data_ops {
 	void *(*create)(const struct tmem_zpage *src, struct tmem_pool *pool,
@@ -100,6 +110,7 @@ struct tmem_data_ops {
 	int (*get_stored)(void *data, struct tmem_zpage *z, void *buf);
 	void (*free)(void *data, struct tmem_pool *pool);
 	unsigned long (*frames)(void *priv);
+	unsigned int (*size)(void *data);
 };
 
 /**
@@ -126,6 +137,13 @@ struct tmem_data_ops {
  *	for its own work (tmem_set_limits()'s @min_avail)
  * @shared_emptied: shared pools emptied because a client in them went
  *	down (its flushes in flight may never come)
+ * @charge_bytes: what every client is charged for now (tmem_set_shares())
+ * @reject_share: puts refused: their client at its share
+ * @reject_objects: puts refused: a new object past the client's
+ *	max_objects
+ *
+ * @reject_limit also counts puts refused because the clients' charges
+ * would pass the store's page frames in bytes (tmem_set_shares()).
  */
 struct tmem_stats {
 	u64 eph_pages;
@@ -148,6 +166,9 @@ struct tmem_stats {
 	u64 reject_quota;
 	u64 reject_low_memory;
 	u64 shared_emptied;
+	u64 charge_bytes;
+	u64 reject_share;
+	u64 reject_objects;
 };
 
 /**
@@ -155,15 +176,30 @@ struct tmem_stats {
  * @eph_pages: ephemeral pages it put that are stored now
  * @pers_pages: persistent pages it put that are stored now
  * @pools: its pool slots in use (shared pools included)
+ * @charge_bytes: what it is charged for now (tmem_set_shares())
+ * @share_bytes: what it may be charged for; 0 when the store does not
+ *	limit bytes
+ * @weight: its weight (tmem_set_weight())
+ * @objects: objects its puts made that are in the store now
  *
  * A page is charged to the client whose put stored it, also in a shared
- * pool; it stays charged to that client until it leaves the store.
+ * pool; it stays charged to that client until it leaves the store.  An
+ * object and its index are charged to the client whose put made it, a
+ * pool to the client that made it.
  */
 struct tmem_client_stats {
 	u64 eph_pages;
 	u64 pers_pages;
 	unsigned int pools;
+	u64 charge_bytes;
+	u64 share_bytes;
+	unsigned int weight;
+	u64 objects;
 };
+
+/* A client's weight for its share (tmem_set_weight()): the default, most. */
+#define TMEM_WEIGHT_DEFAULT	100
+#define TMEM_WEIGHT_MAX		1000
 
 int tmem_init(void);
 void tmem_exit(void);
@@ -200,6 +236,10 @@ int tmem_flush_object(struct tmem_store *store, u8 node,
 unsigned long tmem_evict(struct tmem_store *store, unsigned long nr);
 void tmem_set_limits(struct tmem_store *store, unsigned long max_frames,
 		     unsigned long client_quota, unsigned long min_avail);
+void tmem_set_shares(struct tmem_store *store, unsigned int share_percent,
+		     unsigned long max_objects);
+void tmem_set_weight(struct tmem_store *store, u8 node, unsigned int weight);
+u64 tmem_put_charge_max(unsigned int size);
 
 void tmem_stats_snapshot(struct tmem_store *store, struct tmem_stats *st);
 void tmem_client_stats(struct tmem_store *store, u8 node,

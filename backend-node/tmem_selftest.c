@@ -9,7 +9,9 @@
  * track of shows up.  Page contents encode their handle and a version, and
  * every get is compared byte for byte.  The data layer has no get_stored
  * op: a zpage get gives the page whole (zcache_selftest.c tests the
- * forms).  A case logs "selftest: pass NAME",
+ * forms).  It tells the store a same-filled page keeps no bytes and takes
+ * no page frame, as zcache does, and any other a whole page.  A case logs
+ * "selftest: pass NAME",
  * or "selftest: FAIL NAME: what" for its first failed check.
  */
 #include <linux/delay.h>
@@ -20,12 +22,26 @@
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 #include "tmem.h"
 
 /* The data layer ---------------------------------------------------------- */
 
 static atomic_t st_live = ATOMIC_INIT(0);
+static atomic_t st_same = ATOMIC_INIT(0);	/* of them, same-filled */
 static atomic_t st_fail_creates = ATOMIC_INIT(0);
+
+static bool st_same_filled(const void *buf)
+{
+	const u32 *w = buf;
+	int i;
+
+	for (i = 1; i < TMEM_PAGE_SIZE / 4; i++) {
+		if (w[i] != w[0])
+			return false;
+	}
+	return true;
+}
 
 /* Whole pages only: the store's part of a zpage is the same for any form. */
 static void *st_create(const struct tmem_zpage *src, struct tmem_pool *pool,
@@ -49,6 +65,8 @@ static void *st_create(const struct tmem_zpage *src, struct tmem_pool *pool,
 	}
 	memcpy(buf, src->data, TMEM_PAGE_SIZE);
 	atomic_inc(&st_live);
+	if (st_same_filled(buf))
+		atomic_inc(&st_same);
 	return buf;
 }
 
@@ -60,14 +78,21 @@ static int st_get(void *data, void *page)
 
 static void st_free(void *data, struct tmem_pool *pool)
 {
+	if (st_same_filled(data))
+		atomic_dec(&st_same);
 	kfree(data);
 	atomic_dec(&st_live);
 }
 
-/* One "page frame" per live buffer, for the store's max_frames. */
+/* One "page frame" per live buffer not same-filled, for max_frames. */
 static unsigned long st_frames(void *priv)
 {
-	return atomic_read(&st_live);
+	return atomic_read(&st_live) - atomic_read(&st_same);
+}
+
+static unsigned int st_size(void *data)
+{
+	return st_same_filled(data) ? 0 : TMEM_PAGE_SIZE;
 }
 
 static const struct tmem_data_ops st_ops = {
@@ -75,6 +100,7 @@ static const struct tmem_data_ops st_ops = {
 	.get = st_get,
 	.free = st_free,
 	.frames = st_frames,
+	.size = st_size,
 };
 
 /* Checks ------------------------------------------------------------------ */
@@ -1339,6 +1365,426 @@ static void st_low_memory(struct st *t)
 		st_hit(t, 1, &h, 2);
 }
 
+/* Shares ------------------------------------------------------------------ */
+
+/* The store's cap in page frames in the share cases. */
+#define ST_CAP		64
+/* The most same-filled pages a case puts while waiting for a refusal. */
+#define ST_SHARE_PAGES	1024
+
+static struct tmem_client_stats st_client(struct st *t, u8 node)
+{
+	struct tmem_client_stats cs;
+
+	tmem_client_stats(t->store, node, &cs);
+	return cs;
+}
+
+/* Put, or get back, pages @from..@to - 1 of object @oid at version @ver. */
+static bool st_range(struct st *t, bool put, u8 node, u32 pool_id, u64 oid,
+		     u32 from, u32 to, u32 ver)
+{
+	struct tmem_handle h;
+	u32 i;
+
+	for (i = from; i < to; i++) {
+		h = st_h(pool_id, oid, i);
+		if (put ? !st_put(t, node, &h, ver) : !st_hit(t, node, &h, ver))
+			return false;
+	}
+	return true;
+}
+
+/* Every client's charge adds up to the store's, and @node's is @want. */
+static bool st_charge_is(struct st *t, u8 node, u64 want)
+{
+	struct tmem_stats s;
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < TMEM_MAX_CLIENTS; i++)
+		sum += st_client(t, i).charge_bytes;
+	tmem_stats_snapshot(t->store, &s);
+	return !st_bad(t, s.charge_bytes != sum,
+		       "the store is charged %llu, its clients %llu together",
+		       s.charge_bytes, sum) &&
+	       !st_bad(t, st_client(t, node).charge_bytes != want,
+		       "node %u charged %llu, want %llu", node,
+		       st_client(t, node).charge_bytes, want);
+}
+
+/* Put at @h a page whose every word is @fill: no bytes of data. */
+static int st_put_same(struct st *t, u8 node, const struct tmem_handle *h,
+		       u32 fill)
+{
+	memset32(t->want, fill, TMEM_PAGE_SIZE / 4);
+	return tmem_put(t->store, node, h, t->want);
+}
+
+static bool st_hit_same(struct st *t, u8 node, const struct tmem_handle *h,
+			u32 fill)
+{
+	int ret = tmem_get(t->store, node, h, t->page);
+
+	memset32(t->want, fill, TMEM_PAGE_SIZE / 4);
+	return !st_bad(t, ret != 1 || memcmp(t->page, t->want, TMEM_PAGE_SIZE),
+		       "get(node %u oid %llx index %u) of a page of %#x returned %d or other bytes",
+		       node, h->oid[0], h->index, fill, ret);
+}
+
+/*
+ * @node puts same-filled pages into its pool @pool_id at random indexes,
+ * each in an object of its own, as hs[*@n] on (page i filled with i),
+ * until a put is refused or ST_SHARE_PAGES are in.  Returns the last
+ * put's result.
+ */
+static int st_fill_share(struct st *t, u8 node, u32 pool_id,
+			 struct rnd_state *rs, struct tmem_handle *hs, int *n)
+{
+	int ret = 1;
+
+	for (; *n < ST_SHARE_PAGES; (*n)++) {
+		hs[*n] = st_h(pool_id, (u64)prandom_u32_state(rs) << 32 | *n,
+			      prandom_u32_state(rs));
+		ret = st_put_same(t, node, &hs[*n], *n);
+		if (ret != 1)
+			break;
+	}
+	return ret;
+}
+
+/* The share cases' limits: a cap of ST_CAP frames, half of it a share. */
+static void st_share_limits(struct st *t)
+{
+	tmem_set_limits(t->store, ST_CAP, 0, 0);
+	tmem_set_shares(t->store, 50, 0);
+}
+
+/* Those limits, and room for ST_SHARE_PAGES handles (NULL: none). */
+static struct tmem_handle *st_share_start(struct st *t)
+{
+	struct tmem_handle *hs = kcalloc(ST_SHARE_PAGES, sizeof(*hs),
+					 GFP_KERNEL);
+
+	if (st_bad(t, !hs, "out of memory"))
+		return NULL;
+	st_share_limits(t);
+	return hs;
+}
+
+/* @node's put returned @ret, refused at its share: within a put of it. */
+static bool st_at_share(struct st *t, u8 node, int ret, u64 share)
+{
+	struct tmem_client_stats cs = st_client(t, node);
+	u64 put = tmem_put_charge_max(0);
+
+	return st_eq(t, "put past the share", ret, -TMEM_ENOMEM) &&
+	       st_eq(t, "share_bytes", cs.share_bytes, share) &&
+	       !st_bad(t, cs.charge_bytes > share ||
+		       share - cs.charge_bytes >= put,
+		       "node %u refused at %llu bytes of its share %llu: want within %llu",
+		       node, cs.charge_bytes, share, put);
+}
+
+/*
+ * Same-filled pages at random handles keep no data, but their
+ * descriptors and indexes count: a client putting them is refused at its
+ * share (half the cap), without evicting anyone's page; another client's
+ * pages still go in and come back.  Flushes and destroys give every
+ * charge back.
+ */
+static void st_share_same_filled(struct st *t)
+{
+	const u64 share = ST_CAP * PAGE_SIZE / 2;
+	struct tmem_handle *hs;
+	struct rnd_state rs;
+	int i, n = 0, ret;
+	u64 pool;
+
+	hs = st_share_start(t);
+	if (!hs)
+		return;
+	if (!st_pool(t, 1, true, false, NULL, 0) ||
+	    !st_pool(t, 2, true, false, NULL, 0) ||
+	    !st_pool(t, 2, false, false, NULL, 1))
+		goto out;
+	pool = st_client(t, 1).charge_bytes;
+	if (!st_range(t, true, 2, 1, 2, 0, 4, 1))
+		goto out;
+	prandom_seed_state(&rs, 0x5a4e);
+	ret = st_fill_share(t, 1, 0, &rs, hs, &n);
+	if (!st_at_share(t, 1, ret, share) || !st_stat(t, reject_share, 1) ||
+	    !st_stat(t, evictions, 0) || !st_stat(t, pers_pages, n) ||
+	    st_bad(t, n < 8, "refused after %d pages", n))
+		goto out;
+	pr_info("selftest: %s: %d pages, %llu bytes charged of %llu\n",
+		t->name, n, st_client(t, 1).charge_bytes, share);
+
+	if (!st_range(t, true, 2, 0, 2, 0, 16, 1) ||
+	    !st_range(t, false, 2, 0, 2, 0, 16, 1) ||
+	    !st_range(t, false, 2, 1, 2, 0, 4, 1))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!st_hit_same(t, 1, &hs[i], i))
+			goto out;
+	}
+
+	for (i = 0; i < n; i++)
+		tmem_flush_object(t->store, 1, &hs[i]);
+	if (!st_stat(t, pers_pages, 16) || !st_charge_is(t, 1, pool) ||
+	    !st_eq(t, "client 1 objects", st_client(t, 1).objects, 0) ||
+	    !st_eq(t, "destroy_client(1)", tmem_destroy_client(t->store, 1), 1) ||
+	    !st_eq(t, "destroy_client(2)", tmem_destroy_client(t->store, 2), 2) ||
+	    !st_charge_is(t, 1, 0) || !st_charge_is(t, 2, 0))
+		goto out;
+	st_stat(t, charge_bytes, 0);
+out:
+	kfree(hs);
+}
+
+/*
+ * At its share a client's ephemeral puts evict its own oldest pages, and
+ * so does its persistent put, not another client's.
+ */
+static void st_share_evicts_own(struct st *t)
+{
+	const u64 share = ST_CAP * PAGE_SIZE / 2;
+	struct tmem_client_stats cs;
+	struct tmem_handle h;
+	struct tmem_stats s;
+
+	st_share_limits(t);
+	if (!st_pool(t, 1, false, false, NULL, 0) ||
+	    !st_pool(t, 1, true, false, NULL, 1) ||
+	    !st_pool(t, 2, false, false, NULL, 0) ||
+	    !st_range(t, true, 2, 0, 2, 0, 4, 1) ||
+	    !st_range(t, true, 1, 0, 1, 0, 40, 1))
+		return;
+	cs = st_client(t, 1);
+	if (st_bad(t, cs.charge_bytes > share, "charged %llu past its share %llu",
+		   cs.charge_bytes, share) ||
+	    st_bad(t, !cs.eph_pages || cs.eph_pages >= 40,
+		   "%llu of its 40 pages kept", cs.eph_pages) ||
+	    !st_stat(t, evictions, 40 - cs.eph_pages) ||
+	    !st_stat(t, reject_share, 0))
+		return;
+	tmem_stats_snapshot(t->store, &s);
+	h = st_h(1, 1, 0);
+	if (!st_put(t, 1, &h, 1) || !st_stat(t, reject_share, 0) ||
+	    st_bad(t, st_client(t, 1).eph_pages >= cs.eph_pages,
+		   "a persistent put at the share evicted none of its pages") ||
+	    !st_stat(t, evictions, s.evictions + cs.eph_pages -
+		     st_client(t, 1).eph_pages) ||
+	    !st_range(t, false, 2, 0, 2, 0, 4, 1))
+		return;
+	h = st_h(0, 1, 0);
+	if (!st_miss(t, 1, &h))
+		return;
+	h = st_h(0, 1, 39);
+	st_hit(t, 1, &h, 1);
+}
+
+/*
+ * A client's weight scales its share at run time: a higher one lets it
+ * put more; a lower one refuses its next put and evicts nothing.
+ */
+static void st_share_weight(struct st *t)
+{
+	const u64 share = ST_CAP * PAGE_SIZE / 2;
+	struct tmem_handle h, *hs;
+	struct rnd_state rs;
+	int i, n = 0, n1, ret;
+
+	hs = st_share_start(t);
+	if (!hs)
+		return;
+	if (!st_pool(t, 1, true, false, NULL, 0) ||
+	    !st_eq(t, "weight", st_client(t, 1).weight, TMEM_WEIGHT_DEFAULT))
+		goto out;
+	prandom_seed_state(&rs, 0x3e16);
+	ret = st_fill_share(t, 1, 0, &rs, hs, &n);
+	if (!st_at_share(t, 1, ret, share))
+		goto out;
+	n1 = n;
+	tmem_set_weight(t->store, 1, 150);
+	ret = st_fill_share(t, 1, 0, &rs, hs, &n);
+	if (!st_at_share(t, 1, ret, share * 3 / 2) ||
+	    !st_stat(t, reject_share, 2) ||
+	    st_bad(t, n < n1 + n1 / 4, "weight 150 let %d pages in after %d",
+		   n - n1, n1))
+		goto out;
+
+	tmem_set_weight(t->store, 1, 50);
+	h = st_h(0, ~0ULL, 1);
+	if (!st_eq(t, "put at weight 50", st_put_same(t, 1, &h, 7),
+		   -TMEM_ENOMEM) ||
+	    !st_stat(t, reject_share, 3) || !st_stat(t, pers_pages, n) ||
+	    !st_eq(t, "share at weight 50", st_client(t, 1).share_bytes,
+		   share / 2))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!st_hit_same(t, 1, &hs[i], i))
+			goto out;
+	}
+	/* Never past the cap; weights out of range are taken into it. */
+	tmem_set_weight(t->store, 1, TMEM_WEIGHT_MAX + 1);
+	if (!st_eq(t, "share at weight 1001", st_client(t, 1).share_bytes,
+		   2 * share) ||
+	    !st_eq(t, "weight 1001", st_client(t, 1).weight, TMEM_WEIGHT_MAX) ||
+	    !st_eq(t, "put at weight 1000", st_put_same(t, 1, &h, 7), 1))
+		goto out;
+	tmem_set_weight(t->store, 1, 0);
+	st_eq(t, "weight 0", st_client(t, 1).weight, 1);
+out:
+	kfree(hs);
+}
+
+/*
+ * A put that needs a new object past its client's max_objects is refused;
+ * its other objects, and other clients, go on; an object that goes makes
+ * room.
+ */
+static void st_object_limit(struct st *t)
+{
+	struct tmem_handle h;
+	int i;
+
+	tmem_set_shares(t->store, 0, 4);
+	if (!st_pool(t, 1, true, false, NULL, 0) ||
+	    !st_pool(t, 1, false, false, NULL, 1) ||
+	    !st_pool(t, 2, true, false, NULL, 0))
+		return;
+	for (i = 0; i < 4; i++) {
+		h = st_h(i % 2, i, 0);
+		if (!st_put(t, 1, &h, 1))
+			return;
+	}
+	h = st_h(0, 9, 0);
+	if (!st_put_refused(t, 1, &h, 1) || !st_stat(t, reject_objects, 1) ||
+	    !st_eq(t, "client 1 objects", st_client(t, 1).objects, 4) ||
+	    !st_stat(t, objects, 4) || !st_miss(t, 1, &h))
+		return;
+	h = st_h(0, 0, 1);
+	if (!st_put(t, 1, &h, 1))
+		return;
+	for (i = 0; i < 4; i++) {
+		if (!st_range(t, true, 2, 0, i, 0, 1, 1))
+			return;
+	}
+	h = st_h(0, 4, 0);
+	if (!st_put_refused(t, 2, &h, 1) || !st_stat(t, reject_objects, 2))
+		return;
+
+	/* A flushed object, an emptied one, and no limit make room. */
+	h = st_h(0, 2, 0);
+	if (!st_eq(t, "flush_object", tmem_flush_object(t->store, 1, &h), 1))
+		return;
+	h = st_h(0, 9, 0);
+	if (!st_put(t, 1, &h, 1) || !st_hit(t, 1, &h, 1))
+		return;
+	h = st_h(1, 1, 0);
+	if (!st_hit(t, 1, &h, 1))
+		return;
+	h = st_h(1, 10, 0);
+	if (!st_put(t, 1, &h, 1) ||
+	    !st_eq(t, "client 1 objects", st_client(t, 1).objects, 4))
+		return;
+	tmem_set_shares(t->store, 0, 0);
+	for (i = 20; i < 30; i++) {
+		if (!st_range(t, true, 1, 0, i, 0, 1, 1))
+			return;
+	}
+	st_stat(t, reject_objects, 2);
+}
+
+/*
+ * Every page, object, index node and pool is charged to its client while
+ * it is in the store and no longer once it went, whichever way: flush of
+ * a page or an object, duplicate put, exclusive get, eviction, a shared
+ * pool emptied, destroyed pools and clients.  In a shared pool a page is
+ * charged to the client that put it, an object and its index to the one
+ * whose put made it.  Index nodes hold XA_CHUNK_SIZE slots.
+ */
+static void st_charge_accounting(struct st *t)
+{
+	static const u64 u[2] = { 0xc4a2, 9 };
+	const u32 far = XA_CHUNK_SIZE * XA_CHUNK_SIZE;
+	const u64 node = sizeof(struct xa_node);
+	struct tmem_handle h = st_h(0, 7, 0);
+	u64 pool, c, d[4];
+	int i;
+
+	if (!st_charge_is(t, 1, 0) || !st_pool(t, 1, true, false, NULL, 0))
+		return;
+	pool = st_client(t, 1).charge_bytes;
+	if (st_bad(t, !pool, "a pool charged nothing") ||
+	    !st_pool(t, 1, false, false, NULL, 1) ||
+	    !st_charge_is(t, 1, 2 * pool))
+		return;
+
+	/* Index 0 is in the index's head; 1 needs a node; 2 shares it. */
+	c = 2 * pool;
+	for (i = 0; i < 4; i++) {
+		h.index = i < 3 ? i : far;
+		if (!st_put(t, 1, &h, 1))
+			return;
+		d[i] = st_client(t, 1).charge_bytes - c;
+		c += d[i];
+	}
+	/* far: two levels on top and a path of two below. */
+	if (st_bad(t, d[0] <= d[2] || d[1] != d[2] + node ||
+		   d[3] != d[2] + 4 * node,
+		   "charged %llu, %llu, %llu and %llu for indexes 0, 1, 2 and %u",
+		   d[0], d[1], d[2], d[3], far) ||
+	    !st_eq(t, "flush_page", tmem_flush_page(t->store, 1, &h), 1) ||
+	    !st_charge_is(t, 1, c - d[3]))
+		return;
+	c -= d[3];
+	h.index = 2;
+	if (!st_eq(t, "same-filled duplicate put", st_put_same(t, 1, &h, 3), 1) ||
+	    !st_charge_is(t, 1, c - TMEM_PAGE_SIZE) || !st_put(t, 1, &h, 2) ||
+	    !st_charge_is(t, 1, c) ||
+	    !st_eq(t, "flush_object", tmem_flush_object(t->store, 1, &h), 1) ||
+	    !st_charge_is(t, 1, 2 * pool))
+		return;
+
+	h = st_h(1, 3, 2);
+	if (!st_range(t, true, 1, 1, 3, 0, 3, 1) || !st_hit(t, 1, &h, 1) ||
+	    !st_eq(t, "evict(5)", tmem_evict(t->store, 5), 2) ||
+	    !st_charge_is(t, 1, 2 * pool))
+		return;
+
+	/* Client 1 makes a shared pool, client 2 joins it. */
+	if (tmem_auth_shared(t->store, 1, u, true) ||
+	    tmem_auth_shared(t->store, 2, u, true) ||
+	    !st_pool(t, 1, false, true, u, 2) ||
+	    !st_pool(t, 2, false, true, u, 0) ||
+	    !st_charge_is(t, 1, 3 * pool) || !st_charge_is(t, 2, 0))
+		return;
+	h = st_h(0, 5, 1);
+	if (!st_put(t, 2, &h, 1) || !st_charge_is(t, 2, d[0] + node))
+		return;
+	h = st_h(2, 5, 2);
+	if (!st_put(t, 1, &h, 1) || !st_charge_is(t, 1, 3 * pool + d[2]) ||
+	    !st_charge_is(t, 2, d[0] + node))
+		return;
+	h.index = far;
+	if (!st_put(t, 1, &h, 1) || !st_charge_is(t, 1, 3 * pool + 2 * d[2]) ||
+	    !st_charge_is(t, 2, d[0] + 5 * node) ||
+	    !st_eq(t, "destroy_pool by client 2",
+		   tmem_destroy_pool(t->store, 2, 0), 1) ||
+	    !st_charge_is(t, 2, d[0] + 5 * node) ||
+	    !st_eq(t, "gone_shared(1)", tmem_client_gone_shared(t->store, 1), 1) ||
+	    !st_charge_is(t, 2, 0) || !st_charge_is(t, 1, 3 * pool))
+		return;
+
+	if (!st_eq(t, "destroy_client(1)", tmem_destroy_client(t->store, 1), 3) ||
+	    !st_charge_is(t, 1, 0) || !st_stat(t, charge_bytes, 0) ||
+	    !st_stat(t, objects, 0))
+		return;
+	st_eq(t, "client 1 objects", st_client(t, 1).objects, 0);
+}
+
 /* The table --------------------------------------------------------------- */
 
 static const struct {
@@ -1368,6 +1814,11 @@ static const struct {
 	{ "quota-persistent-refused", st_quota_persistent },
 	{ "frame-limit", st_frame_limit },
 	{ "low-memory", st_low_memory },
+	{ "share-same-filled", st_share_same_filled },
+	{ "share-evicts-own", st_share_evicts_own },
+	{ "share-weight", st_share_weight },
+	{ "object-limit", st_object_limit },
+	{ "charge-accounting", st_charge_accounting },
 };
 
 int tmem_selftest(void)
@@ -1378,6 +1829,7 @@ int tmem_selftest(void)
 		struct st t = { .name = st_cases[i].name };
 
 		atomic_set(&st_live, 0);
+		atomic_set(&st_same, 0);
 		atomic_set(&st_fail_creates, 0);
 		t.page = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);
 		t.want = kmalloc(TMEM_PAGE_SIZE, GFP_KERNEL);

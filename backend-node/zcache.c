@@ -340,6 +340,21 @@ static void zcache_free_data(void *data, struct tmem_pool *pool)
 	}
 }
 
+/*
+ * The bytes the data keeps (struct tmem_data_ops.size): none for one
+ * repeated value, a page kept whole, or what it asked xvmalloc for.
+ */
+static unsigned int zcache_data_size(void *data)
+{
+	unsigned long v = (unsigned long)data;
+
+	if ((v & ZC_TAG_MASK) == ZC_TAG_SAME)
+		return 0;
+	if (!offset_in_page(data))
+		return PAGE_SIZE;
+	return ZC_LEN_SIZE + get_unaligned((u16 *)data);
+}
+
 static unsigned long zcache_frames(void *priv)
 {
 	struct zcache *zc = priv;
@@ -354,6 +369,7 @@ const struct tmem_data_ops zcache_tmem_ops = {
 	.get_stored	= zcache_get_stored,
 	.free		= zcache_free_data,
 	.frames		= zcache_frames,
+	.size		= zcache_data_size,
 };
 EXPORT_SYMBOL_GPL(zcache_tmem_ops);
 

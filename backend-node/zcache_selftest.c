@@ -153,14 +153,29 @@ static bool zt_stat_at(struct zt *t, size_t offset, const char *name,
 #define zt_stat(t, field, want) \
 	zt_stat_at(t, offsetof(struct zcache_stats, field), #field, want)
 
+/* What the store charges the test's client for now. */
+static u64 zt_charge(struct zt *t)
+{
+	struct tmem_client_stats cs;
+
+	tmem_client_stats(t->store, ZT_NODE, &cs);
+	return cs.charge_bytes;
+}
+
 /* Cases ------------------------------------------------------------------- */
 
-/* Zero, one byte, one u32 repeated: no allocation, exact back. */
+/*
+ * Zero, one byte, one u32 repeated: no allocation, exact back, and no
+ * data charged for (struct tmem_data_ops.size), where a page compressed
+ * into xvmalloc is charged its stream and length.
+ */
 static void zt_same_filled(struct zt *t)
 {
 	static const u32 fills[] = { 0, 0xffffffff, 0xdeadbeef, 0x01 };
+	struct zcache_stats s;
 	struct tmem_handle h;
 	int pool = zt_pool(t, true);
+	u64 c0, c1, c2;
 	u32 i;
 
 	if (pool < 0)
@@ -183,13 +198,26 @@ static void zt_same_filled(struct zt *t)
 			   "fill %#x did not come back", fills[i]))
 			return;
 	}
-	/* One word off: not same-filled. */
+	/* Into the same index node: a descriptor's worth each, and data. */
+	c0 = zt_charge(t);
 	memset32(t->page, 7, PAGE_SIZE / 4);
+	h = zt_h(pool, 5);
+	if (zt_bad(t, tmem_put(t->store, ZT_NODE, &h, t->page) != 1,
+		   "put of a fifth same-filled page failed"))
+		return;
+	c1 = zt_charge(t);
+	/* One word off: not same-filled. */
 	((u32 *)t->page)[PAGE_SIZE / 4 - 1] = 8;
 	h = zt_h(pool, 9);
 	if (zt_bad(t, tmem_put(t->store, ZT_NODE, &h, t->page) != 1,
 		   "put of a nearly same-filled page failed") ||
-	    !zt_stat(t, same_filled_pages, 4) || !zt_stat(t, stored_pages, 5))
+	    !zt_stat(t, same_filled_pages, 5) || !zt_stat(t, stored_pages, 6))
+		return;
+	c2 = zt_charge(t);
+	zcache_get_stats(t->zc, &s);
+	if (zt_bad(t, c2 - c1 != c1 - c0 + sizeof(u16) + s.compressed_bytes,
+		   "charged %llu for a same-filled page, %llu for one of %llu compressed bytes",
+		   c1 - c0, c2 - c1, s.compressed_bytes))
 		return;
 	memcpy(t->got, t->page, PAGE_SIZE);
 	memset(t->page, 0, PAGE_SIZE);

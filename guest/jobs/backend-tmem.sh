@@ -12,7 +12,8 @@ duplicate-put-replaces duplicate-put-failure-flushes flush-page flush-object
 destroy-pool tagged-pool-ids unknown-pool pool-limit bad-flags shared-pool
 shared-persistent-refused lru-eviction client-gone client-away concurrency
 eviction-race
-quota-evicts-own-lru quota-persistent-refused frame-limit low-memory"
+quota-evicts-own-lru quota-persistent-refused frame-limit low-memory
+share-same-filled share-evicts-own share-weight object-limit charge-accounting"
 
 insmod /lib/modules/ramster/r2net.ko || fail "insmod r2net.ko (ramster_backend needs it)"
 insmod $ko selftest=1
