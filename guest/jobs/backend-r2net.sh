@@ -44,8 +44,11 @@ whole=200
 r2net_up
 
 if [ "$RAMSTER_ROLE" = memory-server ]; then
-	insmod $ko/ramster_backend.ko || fail "insmod ramster_backend"
-	ok "node $me: ramster_backend serves tmem to $(echo $peers)"
+	# One client: it may have the whole store (200 000 mixed pages
+	# take some 330 MB, more than the default share, half the cap).
+	insmod $ko/ramster_backend.ko client_share_percent=100 ||
+		fail "insmod ramster_backend"
+	ok "node $me: ramster_backend serves tmem to $(echo $peers), all of it to one client"
 	# Each client unconfigures r2net when it is done: wait until it has
 	# not been up for 10 s running (a reconnect takes 2 s).
 	end=$(($(now_ms) + 6000000))
