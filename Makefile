@@ -3,7 +3,7 @@
 #   make            packages, guest kernel (cached), modules, image, tools
 #   make demo       the main job: the default cluster up through libvirt
 #   make test       make, make image-stock, then every test; ends "N passed, N failed"
-#   make bench      swap, file scan and backend benches into bench/results/
+#   make bench      swap, file scan, frame security and backend benches into bench/results/
 #   make check      checkpatch --strict and sparse on the project's code
 #   make dkms       memory-server modules for Debian's stock kernel, build/stock/
 #   make image-stock  dkms, Debian's kernel and a memory-server image, build/stock/
@@ -25,7 +25,7 @@ MODULE_DIRS = tests/probe r2net tests/r2echo tests/tmemclient backend-node \
 	frontend tests/zbench
 GUEST_CFLAGS = -static -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap dkms image-stock
+.PHONY: all deps kernel modules image kernel-fast modules-fast image-fast tools demo down test check clean help bench bench-r2net bench-backend bench-swap bench-security dkms image-stock
 
 all: image image-fast tools
 
@@ -68,9 +68,9 @@ image-fast: modules-fast $(GUEST_BINS) tools
 	@ln -sfn $(FAST_KDIR)/arch/x86/boot/bzImage $(FAST)/bzImage
 
 $(BUILD)/swapcheck $(BUILD)/fcheck: tests/guest-bin/pagepat.h
-$(BUILD)/r2inject: GUEST_CFLAGS += -Ishared-abi
+$(BUILD)/r2inject: GUEST_CFLAGS += -Ishared-abi -Itests/r2echo
 $(BUILD)/r2inject: shared-abi/r2net_wire.h shared-abi/abi_types.h \
-	tests/guest-bin/blake2s.h tests/guest-bin/poly1305.h
+	tests/guest-bin/blake2s.h tests/guest-bin/poly1305.h tests/r2echo/r2echo.h
 
 $(BUILD)/%: tests/guest-bin/%.c | deps
 	@mkdir -p $(BUILD)
@@ -96,6 +96,7 @@ test: all image-stock
 
 bench: all
 	bench/swap.sh
+	bench/security.sh
 	bench/backend.sh
 
 bench-r2net: all
@@ -106,6 +107,9 @@ bench-backend: all
 
 bench-swap: all
 	bench/swap.sh
+
+bench-security: all
+	bench/security.sh
 
 # A memory server's modules, r2net.ko and ramster_backend.ko, built with
 # DKMS (package ramster-server) against Debian's linux-headers-amd64, not

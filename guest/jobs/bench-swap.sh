@@ -167,7 +167,8 @@ if [ "$RAMSTER_ROLE" = memory-server ]; then
 	case " $configs " in
 	*" nvme "*) nvme_export "$ip" ;;
 	esac
-	serve_start
+	# One client: it may have the whole store, not a share of it.
+	serve_start client_share_percent=100
 	watch_store &
 	w=$!
 	serve_finish

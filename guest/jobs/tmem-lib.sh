@@ -130,7 +130,8 @@ not_up_for() {
 }
 
 # serve_clients: a memory server's job: serve_start, then serve_finish.
-# serve_start: load the backend.  serve_finish: serve until every other
+# serve_start [PARAM=VALUE...]: load the backend with these module
+# parameters.  serve_finish: serve until every other
 # node has let go of r2net for 10 s running, run before_rmmod if the job
 # defines it, unload the backend, and set served_line to its "served:"
 # line (counts of what it did).
@@ -140,8 +141,8 @@ serve_clients() {
 }
 
 serve_start() {
-	insmod $ko/ramster_backend.ko || fail "insmod ramster_backend"
-	ok "node $me: ramster_backend serves tmem to $(echo $peers)"
+	insmod $ko/ramster_backend.ko "$@" || fail "insmod ramster_backend $*"
+	ok "node $me: ramster_backend serves tmem to $(echo $peers)${1:+ ($*)}"
 }
 
 serve_finish() {
