@@ -354,6 +354,10 @@ int r2net_rx_one(struct r2net_conn *conn)
 	return r2net_rx_dispatch(conn, &msg, payload);
 
 reject:
+	/* A frame cut short by this node's own shutdown is not the peer's. */
+	if (r == R2NET_REJECT_TRUNCATED &&
+	    test_bit(R2NET_CONN_DEAD, &conn->flags))
+		return -ECONNRESET;
 	r2net_conn_reject(conn, R2NET_STAT_REJECTED_FIRST + r - 1,
 			  r2net_reject_name(r));
 	return -EPROTO;

@@ -120,7 +120,9 @@ static long r2net_wait_room(struct r2net_conn *conn, size_t limit,
  * queued; the receive thread only above R2NET_TX_QUEUE_HARD, so that a peer
  * that sends requests but never reads replies cannot make it use unbounded
  * memory, and for at most the idle timeout: then that peer has read
- * nothing for that long, and its connection is closed.  Consumes tb.
+ * nothing for that long, and its connection is closed.  (The tx work
+ * closes it as well when a frame waits that long to go into the socket.)
+ * Consumes tb.
  */
 int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 		unsigned long deadline)
@@ -168,7 +170,9 @@ int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
 /*
  * Write the whole frame, and its tag after it unless it is part of the
  * handshake.  kernel_sendmsg() copies: once it returns, the pieces and the
- * page are free to change.  Returns the bytes written, or an error.
+ * page are free to change.  Returns the bytes written, -ETIMEDOUT when
+ * the socket took none of them for its sndtimeo (the idle timeout: the
+ * peer reads nothing), or another error.
  */
 static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 			 bool more)
@@ -218,7 +222,8 @@ static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 		kunmap_local(addr);
 	if (ret == len)
 		return ret;
-	return ret < 0 ? ret : -EIO;
+	/* sndtimeo passed with the frame not all in: the peer reads nothing */
+	return ret >= 0 || ret == -EAGAIN ? -ETIMEDOUT : ret;
 }
 
 void r2net_tx_work_fn(struct work_struct *work)
@@ -250,9 +255,15 @@ void r2net_tx_work_fn(struct work_struct *work)
 			ret = r2net_send_tb(conn, tb, more);
 			if (ret < 0) {
 				r2net_stat_inc(rn, R2NET_STAT_SEND_ERRORS);
-				pr_warn_ratelimited("node %u (%pI4): send failed (%d); closing the connection\n",
-						    conn->num, &conn->peer_addr,
-						    ret);
+				if (ret == -ETIMEDOUT)
+					pr_warn_ratelimited("node %u (%pI4): it read none of our frames for %u ms (send timeout); closing the connection\n",
+							    conn->num,
+							    &conn->peer_addr,
+							    r2net_info.idle_timeout_ms);
+				else
+					pr_warn_ratelimited("node %u (%pI4): send failed (%d); closing the connection\n",
+							    conn->num,
+							    &conn->peer_addr, ret);
 				r2net_conn_shutdown(conn);
 			} else {
 				r2net_stat_inc(rn, R2NET_STAT_MSGS_TX);
