@@ -1,7 +1,7 @@
 # r2net-inject: r2net refuses bad frames, bad handshakes (another key, a
-# replayed one), a flood of idle
-# connections and a stranger, counts each under its reason, and keeps
-# serving its real peers meanwhile.
+# replayed one), a flood of idle connections and a stranger, counts each
+# under its reason, closes a peer that sends requests and never reads the
+# replies, and keeps serving its real peers meanwhile.
 #
 # Every node adds a "ghost" node 0 at 10.77.2.200 to /etc/ramster.conf;
 # nobody connects to it (it has the lowest number) and it never connects.
@@ -164,6 +164,10 @@ if [ "$me" = "$injector" ]; then
 	inject -b $stranger not-a-node "$to"
 	inject $as_ghost -n 64 flood "$to"
 	refused=$(echo "$out" | sed -n 's/.* \([0-9]*\) closed at once.*/\1/p')
+	# Requests without end, no reply read: closed once its replies have
+	# waited the idle timeout (4 s) to go out, the real peers served.
+	# (After the flood, whose closes "at once" it would slow.)
+	inject $as_ghost -w 20000 never-read "$to"
 	# After the flood, the ghost's handshake must be taken again.
 	inject $as_ghost garbage-after-handshake "$to"
 	phase "flood_refused $refused"
@@ -190,12 +194,17 @@ if [ "$me" = "$target" ]; then
 		[ "$d" = 0 ] || seen="$seen ${w%:*} +$d"
 	done
 	ok "node 0 rejected:$seen (one per case; the garbage is a bad_magic), nothing else"
-	[ "$(delta 0 connects)" = 4 ] ||
-		fail "node 0 connects rose by $(delta 0 connects), want 4 (the handshakes before the replay, the forged and replayed frames and the garbage)"
+	[ "$(delta 0 connects)" = 5 ] ||
+		fail "node 0 connects rose by $(delta 0 connects), want 5 (the handshakes before the replay, the forged and replayed frames, the one that never read and the garbage)"
+	# The stalled reply's send fails too when the link is shut.
+	[ "$(delta 0 send_errors)" -ge 1 ] ||
+		fail "node 0 send_errors rose by $(delta 0 send_errors), want 1 or more (the connection that never read)"
+	dmesg | grep -q "node 0 ($ghost): it read none of .* for ${timeouts%%,*} ms.*; closing the connection" ||
+		fail "no log line of node 0's connection closed for never reading"
 	[ "$(st 0 state)" != up ] || fail "node 0 is still up after its garbage"
 	dmesg | grep -q "node 0 ($ghost): its AUTH is wrong: a handshake replayed" ||
 		fail "no log line naming $ghost and the replayed handshake"
-	ok "node 0's four good handshakes were taken; its replay, wrong key, forged and replayed frames and garbage were not"
+	ok "node 0's five good handshakes were taken; its replay, wrong key, forged and replayed frames and garbage were not; the one that never read was closed"
 	[ "$(ldelta refused_unknown_address)" = 1 ] ||
 		fail "listener refused_unknown_address rose by $(ldelta refused_unknown_address), want 1 (the stranger)"
 	d=$(ldelta refused_too_many_pending)

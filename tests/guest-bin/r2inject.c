@@ -31,11 +31,15 @@
 #include "r2net_wire.h"
 #include "blake2s.h"
 #include "poly1305.h"
+#include "r2echo.h"
 
 #define EXIT_MISBEHAVED	1
 #define EXIT_USAGE	2
 
 #define MAX_FLOOD	1000
+/* never-read: payload of each echo request, and how long a stall lasts. */
+#define NR_PAYLOAD	65536
+#define NR_STALL_MS	2000
 
 static const char *prog = "r2inject";
 
@@ -54,6 +58,7 @@ enum inject_case {
 	C_REPLAY,
 	C_FORGED_FRAME,
 	C_REPLAYED_FRAME,
+	C_NEVER_READ,
 	C_NR,
 };
 
@@ -72,6 +77,7 @@ static const char * const case_names[C_NR] = {
 	[C_REPLAY]	= "replayed-handshake",
 	[C_FORGED_FRAME] = "forged-frame",
 	[C_REPLAYED_FRAME] = "replayed-frame",
+	[C_NEVER_READ]	= "never-read",
 };
 
 struct opts {
@@ -134,6 +140,10 @@ static void usage(FILE *f)
 "  replayed-frame   a whole handshake, then a keepalive with its right tag,\n"
 "                   which the target must answer (its answer's tag is\n"
 "                   checked), then the same frame again\n"
+"  never-read       a whole handshake, then r2echo requests of 64 KiB with\n"
+"                   right tags (payloads not encrypted: the target echoes\n"
+"                   what it decrypts), and never a reply read; the target\n"
+"                   must close within -w ms of the first request\n"
 "\n"
 "Options:\n"
 "  -b ADDR     bind the source address (an address of this machine).  For\n"
@@ -729,6 +739,17 @@ static void frame_tag(const uint8_t *key, uint64_t seq, const void *p,
 	p1305_final(&ps, tag);
 }
 
+/* The direction keys of a connection whose handshake was m1, m2. */
+static void dir_keys(const struct opts *o, const struct hs_frame *m1,
+		     const struct r2net_handshake_le *m2, uint8_t *c2a,
+		     uint8_t *a2c)
+{
+	hs_mac(o->key, "r2net key c2a", &m1->p, R2NET_HANDSHAKE_LEN, m2,
+	       R2NET_HANDSHAKE_LEN, c2a);
+	hs_mac(o->key, "r2net key a2c", &m1->p, R2NET_HANDSHAKE_LEN, m2,
+	       R2NET_HANDSHAKE_LEN, a2c);
+}
+
 /* The bytes a frame case sends, in buf; returns the length. */
 static size_t build_case(const struct opts *o, unsigned char *buf,
 			 size_t size)
@@ -907,10 +928,7 @@ static int run_frame_forgery(const struct opts *o, int fd)
 		close(fd);
 		return EXIT_MISBEHAVED;
 	}
-	hs_mac(o->key, "r2net key c2a", &m1.p, R2NET_HANDSHAKE_LEN, &m2,
-	       R2NET_HANDSHAKE_LEN, c2a);
-	hs_mac(o->key, "r2net key a2c", &m1.p, R2NET_HANDSHAKE_LEN, &m2,
-	       R2NET_HANDSHAKE_LEN, a2c);
+	dir_keys(o, &m1, &m2, c2a, a2c);
 	r2net_hdr_init(&ka.h, R2NET_MSG_KEEPALIVE_REQ, 0, 0, 0x6b61, 0);
 	frame_tag(c2a, 0, &ka.h, sizeof(ka.h), ka.tag);
 	if (o->c == C_FORGED_FRAME) {
@@ -943,6 +961,126 @@ static int run_frame_forgery(const struct opts *o, int fd)
 	} while (le16_to_cpu(resp.h.type) != R2NET_MSG_KEEPALIVE_RESP);
 	return send_bad(o, fd, &ka, sizeof(ka),
 			"a handshake it took, a keepalive it answered, then that keepalive again");
+}
+
+/*
+ * Send what is left of frame f (len bytes, *off sent) without blocking:
+ * 1 all sent, 0 the target takes no more now, -1 it closed (errno).
+ */
+static int send_some(int fd, const unsigned char *f, size_t len, size_t *off)
+{
+	while (*off < len) {
+		ssize_t n = send(fd, f + *off, len - *off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return -1;
+		*off += (size_t)n;
+	}
+	return 1;
+}
+
+/* Until the target resets or ends fd, or deadline: without reading. */
+static enum closed_how wait_hangup(int fd, long long deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+		long long left = deadline - now_ms();
+		int r, e = 0;
+		socklen_t el = sizeof(e);
+
+		if (left < 0)
+			left = 0;
+		r = poll(&p, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return STILL_OPEN;
+		if (p.revents & POLLERR) {
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+			return e == ECONNRESET ? CLOSED_RESET : CLOSED_ERROR;
+		}
+		return CLOSED_EOF;
+	}
+}
+
+/*
+ * never-read, on fd: a whole handshake, then echo requests, tagged, never
+ * a reply read, until the target closes; it must within -w ms of the
+ * first request.  A target that takes no more requests (for NR_STALL_MS)
+ * is waited for without sending.
+ */
+static int run_never_read(const struct opts *o, int fd)
+{
+	uint8_t c2a[R2NET_KEY_LEN], a2c[R2NET_KEY_LEN];
+	size_t flen = R2NET_HDR_LEN + NR_PAYLOAD + R2NET_TAG_LEN, off, i;
+	unsigned long long sent = 0, seq = 0;
+	enum closed_how how = STILL_OPEN;
+	struct r2net_handshake_le m2;
+	long long t0, last;
+	struct auth_frame a;
+	struct hs_frame m1;
+	unsigned char *f;
+	char line[200];
+	int r;
+
+	f = malloc(flen);
+	if (!f) {
+		err("out of memory");
+		close(fd);
+		return EXIT_USAGE;
+	}
+	hs_frame_init(&m1, o, o->cluster);
+	if (handshake(fd, o, &m1, &a, &m2)) {
+		free(f);
+		close(fd);
+		return EXIT_MISBEHAVED;
+	}
+	dir_keys(o, &m1, &m2, c2a, a2c);
+	for (i = 0; i < NR_PAYLOAD; i++)
+		f[R2NET_HDR_LEN + i] = (unsigned char)(i * 31 + 7);
+	off = flen;
+	t0 = last = now_ms();
+	while (now_ms() - t0 < o->wait_ms) {
+		if (off == flen) {
+			r2net_hdr_init((struct r2net_hdr *)f, R2ECHO_TYPE, 0,
+				       NR_PAYLOAD, seq + 1, 0);
+			r2net_hdr_set_key((struct r2net_hdr *)f, R2ECHO_KEY, 0);
+			frame_tag(c2a, seq++, f, flen - R2NET_TAG_LEN,
+				  f + flen - R2NET_TAG_LEN);
+			off = 0;
+		}
+		r = send_some(fd, f, flen, &off);
+		if (r < 0) {
+			how = errno == ECONNRESET ? CLOSED_RESET :
+			      errno == EPIPE ? CLOSED_EOF : CLOSED_ERROR;
+			break;
+		}
+		if (r > 0) {
+			sent += flen;
+			last = now_ms();
+			continue;
+		}
+		if (now_ms() - last >= NR_STALL_MS) {
+			how = wait_hangup(fd, t0 + o->wait_ms);
+			break;
+		}
+		{
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+			poll(&p, 1, 100);
+		}
+	}
+	free(f);
+	close(fd);
+	snprintf(line, sizeof(line),
+		 "a handshake it took, then %llu echo requests (%llu bytes), no reply read",
+		 seq, sent);
+	return finish_line(o, line, how, now_ms() - t0, 0);
 }
 
 /* Every case but flood: one connection, some bytes, wait for the close. */
@@ -980,6 +1118,8 @@ static int run_frame_case(const struct opts *o)
 		return run_replay(o, fd);
 	if (o->c == C_FORGED_FRAME || o->c == C_REPLAYED_FRAME)
 		return run_frame_forgery(o, fd);
+	if (o->c == C_NEVER_READ)
+		return run_never_read(o, fd);
 	len = build_case(o, buf, sizeof(buf));
 	snprintf(sent, sizeof(sent), "sent %zu bytes%s%s", len,
 		 o->c == C_GARBAGE ? " after a handshake it answered" : "",
