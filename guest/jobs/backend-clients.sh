@@ -14,6 +14,10 @@
 # pool, made after node 2's two, tells it their ids: they do not exist
 # for it (-TMEM_ENODEV).  Its own pools in the same slots as node 2's:
 # gets miss, and flushes and a destroy touch only its own.  Then it
+# puts same-filled pages at scattered handles, each an object of its own,
+# the most a page can cost the server for the fewest bytes sent: with the
+# weight 1 the server gives it at run time (a share of 1% of the default
+# one) it is held to its share, and the rest are refused.  Then it
 # leaves r2net.
 #
 # Node 2, back: every page it had is still there and right.  The server
@@ -32,15 +36,26 @@ b=/sys/kernel/debug/ramster_backend
 if [ "$RAMSTER_ROLE" = memory-server ]; then
 	insmod $ko/ramster_backend.ko client_quota_pages=$quota \
 		client_grace_ms=$grace_ms || fail "insmod ramster_backend"
-	ok "node $me: serving $(echo $peers) with a quota of $quota pages, grace $grace_ms ms"
+	echo "3 1" > /sys/module/ramster_backend/parameters/client_weight ||
+		fail "cannot set node 3's weight"
+	ok "node $me: serving $(echo $peers) with a quota of $quota pages, grace $grace_ms ms, node 3 at weight 1"
 	ms_now
 	end=$((ms + 900000))
+	# The most node 3 was charged, and its share then.
+	max3=0 share3=0
 	while read -r freed < $b/clients_freed; [ "$freed" -lt 2 ]; do
 		ms_now
 		[ $ms -lt $end ] ||
 			{ diag; grep . $b/clients*; fail "clients' pools not freed after 900 s"; }
+		while read -r n _ c _ sh _ w _; do
+			[ "$n" = 3 ] && [ "$c" -gt $max3 ] && max3=$c share3=$sh
+		done < $b/shares
 		sleep 1
 	done
+	[ $share3 -gt 0 ] && [ $max3 -le $share3 ] && [ $((2 * max3)) -gt $share3 ] ||
+		fail "node 3 was charged at most $max3 bytes; want up to its share $share3, and more than half of it"
+	[ "$(cat $b/reject_share)" -gt 0 ] || fail "reject_share is 0: node 3's same-filled pages were never held to its share"
+	ok "node 3 charged at most $max3 bytes of its share $share3; reject_share $(cat $b/reject_share)"
 	for kv in clients_downs=3 clients_returns=1 clients_freed=2 \
 		clients_pending=0 stored_pages=0 eph_pages=0 pers_pages=0; do
 		v=$(cat $b/${kv%%=*})
@@ -97,6 +112,14 @@ if [ "$me" = 3 ]; then
 	tc_expect "" destroy "$srv" $P1
 	tc_expect "" get "$srv" $P0 100 3
 	ok "node 3's own pools $P0 and $P1, in node 2's slots, do not show node 2's pages; it flushed and destroyed $P1"
+	# Same-filled pages at scattered handles, until held to its share.
+	n=2000
+	tc_run zsames "$srv" $P0 $n 7
+	tc_check "ok=$(tval ok) errors=$(tval err_enomem) first_status=-12" zsames "$srv" $P0 $n 7
+	[ "$(tval ok)" -gt 0 ] && [ "$(tval errors)" -gt 0 ] &&
+		[ $(( $(tval ok) + $(tval errors) )) = $n ] ||
+		fail "zsames: $(tsummary)"
+	ok "same-filled pages at scattered handles: $(tval ok) of $n stored, then -TMEM_ENOMEM (its share)"
 	# Leave at once, rather than by the idle timeout when the node stops.
 	ramsterctl unconfigure || fail "ramsterctl unconfigure"
 	exit 0

@@ -35,7 +35,7 @@
 #define TC_CMD_MAX		160
 #define TC_OUT_MAX		1536
 #define TC_USAGE \
-	"pool NODE persistent|ephemeral | newpool NODE FLAGS UUID0 UUID1 RESERVED | destroy NODE POOL [RESERVED] | put|get|zput|zget|zputbad|zgetbad|zputs|zgets NODE POOL COUNT SEED [FIRST [STEP]] | flush|flushobj NODE POOL COUNT [FIRST [STEP]] | zbad NODE POOL enc|raw4095|lzo0|lzo4096|reserved|long|short|samedata|rawshort | zbadbatch NODE POOL count0|count17|reserved|entry|long|short (NODE 0..254, COUNT 1..1000000)"
+	"pool NODE persistent|ephemeral | newpool NODE FLAGS UUID0 UUID1 RESERVED | destroy NODE POOL [RESERVED] | put|get|zput|zget|zputbad|zgetbad|zputs|zgets|zsames NODE POOL COUNT SEED [FIRST [STEP]] | flush|flushobj NODE POOL COUNT [FIRST [STEP]] | zbad NODE POOL enc|raw4095|lzo0|lzo4096|reserved|long|short|samedata|rawshort | zbadbatch NODE POOL count0|count17|reserved|entry|long|short (NODE 0..254, COUNT 1..1000000)"
 
 static unsigned int window = 32;
 module_param(window, uint, 0644);
@@ -55,7 +55,7 @@ MODULE_PARM_DESC(wait_ms, "How long a command waits for outstanding replies afte
 
 enum tc_op { TC_POOL, TC_NEWPOOL, TC_DESTROY, TC_PUT, TC_GET, TC_FLUSH,
 	     TC_FLUSHOBJ, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD, TC_ZBAD,
-	     TC_ZPUTS, TC_ZGETS, TC_ZBADBATCH };
+	     TC_ZPUTS, TC_ZGETS, TC_ZBADBATCH, TC_ZSAMES };
 
 static const char * const tc_op_names[] = {
 	[TC_POOL]	= "pool",
@@ -72,6 +72,7 @@ static const char * const tc_op_names[] = {
 	[TC_ZBAD]	= "zbad",
 	[TC_ZPUTS]	= "zputs",
 	[TC_ZGETS]	= "zgets",
+	[TC_ZSAMES]	= "zsames",
 	[TC_ZBADBATCH]	= "zbadbatch",
 };
 
@@ -291,12 +292,25 @@ static void tc_fill(u8 *page, u32 seed, u32 pageno)
 	}
 }
 
-/* The handle of page pageno, or of object pageno for flushobj. */
+/*
+ * The handle of page pageno, or of object pageno for flushobj; for zsames
+ * a handle scattered by the page's hash, each page in an object of its
+ * own (but by chance).
+ */
 static void tc_handle(struct tmem_handle *h, const struct tc_cmd *c,
 		      u32 pageno)
 {
 	u64 obj = pageno / TMEMCLIENT_OBJ_PAGES;
 
+	if (c->op == TC_ZSAMES) {
+		obj = tc_page_hash(c->seed, pageno);
+		h->pool_id = c->pool;
+		h->index = (u32)(obj >> 32);
+		h->oid[0] = obj;
+		h->oid[1] = tc_mix(obj);
+		h->oid[2] = ~obj;
+		return;
+	}
 	if (c->op == TC_FLUSHOBJ)
 		obj = pageno;
 	h->pool_id = c->pool;
@@ -316,12 +330,13 @@ static u32 tc_pageno(const struct tc_cmd *c, u32 seq)
 static bool tc_zpage_op(enum tc_op op)
 {
 	return op == TC_ZPUT || op == TC_ZGET || op == TC_ZPUTBAD ||
-	       op == TC_ZGETBAD || op == TC_ZPUTS || op == TC_ZGETS;
+	       op == TC_ZGETBAD || op == TC_ZPUTS || op == TC_ZGETS ||
+	       op == TC_ZSAMES;
 }
 
 static bool tc_batch_op(enum tc_op op)
 {
-	return op == TC_ZPUTS || op == TC_ZGETS;
+	return op == TC_ZPUTS || op == TC_ZGETS || op == TC_ZSAMES;
 }
 
 static bool tc_same_filled(const u8 *page, u32 *fill)
@@ -638,6 +653,7 @@ static void tc_check(const struct tc_cmd *c, struct tc_result *res,
 	}
 	switch (c->op) {
 	case TC_ZPUTS:
+	case TC_ZSAMES:
 		tc_check_zputs(c, res, seq, n, status, reply, len);
 		return;
 	case TC_ZGETS:
@@ -745,7 +761,13 @@ static size_t tc_make_batch(const struct tc_cmd *c, u32 seq, u32 n, u8 *head,
 		pageno = tc_pageno(c, seq + i);
 		tc_handle(&h, c, pageno);
 		ref[i].iov_base = data + i * TMEM_PAGE_SIZE;
-		tc_make_zpage(c->seed, pageno, false, &z, ref[i].iov_base);
+		if (c->op == TC_ZSAMES) {
+			z.enc = R2NET_ZPAGE_SAME;
+			z.arg = (u32)tc_mix(h.oid[0]);
+		} else {
+			tc_make_zpage(c->seed, pageno, false, &z,
+				      ref[i].iov_base);
+		}
 		ref[i].iov_len = r2net_zpage_data_len(&z);
 		r2net_tmem_zpage_encode(&hw[i], &h, &z);
 		if (res)
@@ -966,6 +988,7 @@ static int tc_send(const struct tc_cmd *c, struct tc_async *a, u32 idx,
 	vec.iov_base = msg;
 	switch (c->op) {
 	case TC_ZPUTS:
+	case TC_ZSAMES:
 		/* The data goes by reference: the slot's, until it completes. */
 		vec.iov_len = tc_make_batch(c, seq, n, msg, s->data, ref,
 					    a->res);
@@ -1056,7 +1079,8 @@ static int tc_run_async(const struct tc_cmd *c, struct tc_result *res)
 	a->nr_slots = clamp_val(READ_ONCE(window), 1, TC_MAX_WINDOW);
 	a->reply_size = c->op == TC_ZGETS ? R2NET_MAX_PAYLOAD :
 			R2NET_ZPAGE_MSG_MAX;
-	data_size = c->op == TC_ZPUTS ? R2NET_BATCH_MAX * TMEM_PAGE_SIZE : 0;
+	data_size = c->op == TC_ZPUTS || c->op == TC_ZSAMES ?
+		    R2NET_BATCH_MAX * TMEM_PAGE_SIZE : 0;
 	a->slots = kvcalloc(a->nr_slots, sizeof(*a->slots), GFP_KERNEL);
 	a->mem = kvmalloc_array(a->nr_slots, a->reply_size + data_size,
 				GFP_KERNEL);
@@ -1145,7 +1169,7 @@ static int tc_parse(int argc, char **argv, struct tc_cmd *c)
 	/* COUNT SEED [FIRST [STEP]] */
 	static const enum tc_op tc_page_ops[] = {
 		TC_PUT, TC_GET, TC_ZPUT, TC_ZGET, TC_ZPUTBAD, TC_ZGETBAD,
-		TC_ZPUTS, TC_ZGETS,
+		TC_ZPUTS, TC_ZGETS, TC_ZSAMES,
 	};
 	size_t i;
 	u32 node;
@@ -1284,7 +1308,8 @@ static int tc_run(const struct tc_cmd *c)
 		return -ENOMEM;
 	if (c->op == TC_PUT || c->op == TC_GET || tc_zpage_op(c->op)) {
 		for (seq = 0; seq < c->count; seq++)
-			res.kinds[tc_kind(c->seed, tc_pageno(c, seq))]++;
+			res.kinds[c->op == TC_ZSAMES ? TC_SAME :
+				  tc_kind(c->seed, tc_pageno(c, seq))]++;
 	}
 	t0 = ktime_get();
 	if (c->op == TC_POOL || c->op == TC_NEWPOOL || c->op == TC_DESTROY ||

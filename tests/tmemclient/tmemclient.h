@@ -26,7 +26,7 @@
  *	       flush NODE POOL COUNT [FIRST [STEP]]
  *	       flushobj NODE POOL COUNT [FIRST [STEP]]
  *	       zput|zget|zputbad|zgetbad NODE POOL COUNT SEED [FIRST [STEP]]
- *	       zputs|zgets NODE POOL COUNT SEED [FIRST [STEP]]
+ *	       zputs|zgets|zsames NODE POOL COUNT SEED [FIRST [STEP]]
  *	       zbad NODE POOL KIND
  *	       zbadbatch NODE POOL KIND
  *	     NODE is 0..254.  pool creates a private pool of this ABI
@@ -66,6 +66,12 @@
  *	     reserved (the batch header's reserved field set), entry (page
  *	     2 of an unknown form), long, short (a data byte too many, too
  *	     few).
+ *
+ *	     zsames is zputs of pages that are each one repeated 32-bit
+ *	     value (SAME, no data), at handles scattered by a hash of the
+ *	     page number and SEED rather than the handles above: each page
+ *	     makes an object of its own, as a client that wants to cost a
+ *	     server the most for the least would put them.
  *
  *	     The result is "name value" lines:
  *	       cmd node pool count first step seed	the command
