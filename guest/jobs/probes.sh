@@ -1,7 +1,8 @@
 # probes: the probe backend's jobs one after another in one boot (a debug
 # guest's boot and kmemleak scan cost a minute each): probe-writethrough,
 # probe-sigbus, probe-race, probe-swap, probe-cleancache; then, in the
-# same boot, the memory server's self-tests (backend-tmem).  Between two, swap goes
+# same boot, the memory server's self-tests (backend-tmem) and r2net's
+# node manager (r2net-configfs).  Between two, swap goes
 # off, frontswap lets the probe go and it is unloaded, so that the next
 # loads it with its own knobs.  frontswap's failed_loads counts on across
 # them: writethrough loses none, sigbus one.  probe-swap leaves zswap
@@ -22,3 +23,5 @@ for part in probe-writethrough probe-sigbus probe-race probe-swap probe-cleancac
 done
 ( . /jobs/backend-tmem.sh ) || fail "backend-tmem failed (see above)"
 ok "backend-tmem passed"
+( . /jobs/r2net-configfs.sh ) || fail "r2net-configfs failed (see above)"
+ok "r2net-configfs passed"

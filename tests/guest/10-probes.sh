@@ -9,7 +9,10 @@
 # truncate, rename or delete; a probe that registers while swapoff runs
 # is told of the device's end whenever it was told of the device.  Then
 # the memory server's tmem store and zcache pass their in-kernel
-# self-tests (every case, no FAIL) under KASAN, lockdep and kmemleak.
+# self-tests (every case, no FAIL) under KASAN, lockdep and kmemleak,
+# and r2net's node manager builds the cluster of /etc/ramster.conf in
+# configfs, enforces the write order, refuses bad values and the cluster
+# key's misuse, and unloads and reloads.
 # The one guest gets two vCPUs, so that the self-tests' concurrency
 # cases, and swapoff against a registration, race for real.
 # (guest/jobs/probes.sh and its parts.)
