@@ -19,7 +19,9 @@
 # swapcheck, every page checked; a refused put goes to its swap disk.
 # Each reports its longest gap in swap progress, and notes any time of
 # 3 s or more when no page was swapped in or out, with what r2net, TCP
-# and the waiting tasks looked like (stall_watch).
+# and the waiting tasks looked like (stall_watch), and where swapcheck's
+# own thread waited whenever it finished no page for 3 s
+# (SWAPCHECK_STALL_MS).
 idle_ms=30000 keepalive_ms=2000 reconnect_ms=2000
 . /jobs/r2net-lib.sh
 . /jobs/tmem-lib.sh
@@ -34,6 +36,7 @@ d=/mnt/data
 stalls() {
 	echo "stalls:"; cat /run/stalls
 	[ ! -s /run/stall.txt ] || { echo "the first:"; cat /run/stall.txt; }
+	[ ! -s /run/sc.err ] || { echo "swapcheck:"; cat /run/sc.err; }
 }
 
 r2net_up
@@ -136,7 +139,7 @@ if [ $cc = 1 ]; then
 	mkdir -p /run/www
 	echo ready > /run/www/ready
 	httpd -p $port -h /run/www || fail "httpd -p $port"
-	swapcheck pressure $mib 1 > /run/sc.out 2>&1 &
+	SWAPCHECK_STALL_MS=3000 swapcheck pressure $mib 1 > /run/sc.out 2> /run/sc.err &
 	sc=$!
 	for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
 	drop
@@ -145,10 +148,10 @@ if [ $cc = 1 ]; then
 else
 	for p in $peers; do [ "$p" = "$srv" ] || other=$p; done
 	wait_ready "$other" $port 600
-	swapcheck pressure $mib 1 > /run/sc.out 2>&1 &
+	SWAPCHECK_STALL_MS=3000 swapcheck pressure $mib 1 > /run/sc.out 2> /run/sc.err &
 	sc=$!
 fi
-wait $sc || { cat /run/sc.out; fail "swapped pages came back wrong"; }
+wait $sc || { cat /run/sc.out /run/sc.err; fail "swapped pages came back wrong"; }
 kill $stall_pid
 stalls
 for k in remote_gets remote_get_failures load_waits wt_load_timeouts \

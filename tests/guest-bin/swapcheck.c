@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,6 +152,9 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* When the workload last finished a page, for the stall watcher. */
+static uint64_t progress_us;
+
 /* The longest gap so far, with the one since *last; *last is now. */
 static uint64_t max_gap(uint64_t gap, uint64_t *last)
 {
@@ -158,7 +163,96 @@ static uint64_t max_gap(uint64_t gap, uint64_t *last)
 	if (t - *last > gap)
 		gap = t - *last;
 	*last = t;
+	__atomic_store_n(&progress_us, t, __ATOMIC_RELAXED);
 	return gap;
+}
+
+/*
+ * The stall watcher (SWAPCHECK_STALL_MS): when the workload's thread has
+ * finished no page for that long, say on stderr where it waits (its
+ * state, wchan and kernel stack, read as root), then again every second
+ * of the same stall, at most 8 times a stall and 32 in all.
+ */
+static pid_t watched_tid;
+static uint64_t stall_us;
+
+/* The first line of a file, or its lines joined with spaces. */
+static void read_joined(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	int c;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	while ((c = fgetc(f)) != EOF && n + 1 < size)
+		buf[n++] = c == '\n' ? ' ' : (char)c;
+	buf[n] = 0;
+	fclose(f);
+}
+
+static void *stall_watch(void *arg)
+{
+	char path[64], stat[512], wchan[128], stack[2048];
+	uint64_t seen = 0, next = 0;
+	unsigned int n = 0, total = 0;
+
+	(void)arg;
+	while (total < 32) {
+		uint64_t p, t;
+		char *st;
+
+		usleep(100000);
+		p = __atomic_load_n(&progress_us, __ATOMIC_RELAXED);
+		t = now_us();
+		if (t - p < stall_us)
+			continue;
+		if (p != seen) {
+			seen = p;
+			n = 0;
+			next = t;
+		}
+		if (t < next || n >= 8)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+			 (int)watched_tid);
+		read_joined(path, stat, sizeof(stat));
+		st = strrchr(stat, ')');
+		snprintf(path, sizeof(path), "/proc/self/task/%d/wchan",
+			 (int)watched_tid);
+		read_joined(path, wchan, sizeof(wchan));
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stack",
+			 (int)watched_tid);
+		read_joined(path, stack, sizeof(stack));
+		fprintf(stderr, "stall: %" PRIu64 " ms without a page done: state %c, wchan %s, stack: %s\n",
+			(t - p) / 1000, st && st[1] && st[2] ? st[2] : '?',
+			wchan[0] ? wchan : "-", stack[0] ? stack : "-");
+		n++;
+		total++;
+		next = t + 1000000;
+	}
+	return NULL;
+}
+
+/* Start the stall watcher if SWAPCHECK_STALL_MS asks for it. */
+static void stall_watch_start(void)
+{
+	const char *e = getenv("SWAPCHECK_STALL_MS");
+	pthread_t t;
+
+	if (!e || !*e)
+		return;
+	stall_us = strtoull(e, NULL, 0) * 1000;
+	if (!stall_us)
+		return;
+	watched_tid = (pid_t)syscall(SYS_gettid);
+	progress_us = now_us();
+	if (pthread_create(&t, NULL, stall_watch, NULL))
+		fprintf(stderr, "%s: cannot start the stall watcher\n",
+			progname);
+	else
+		pthread_detach(t);
 }
 
 /* Whether the page at @p is in memory (swap cache included). */
@@ -198,6 +292,7 @@ static int cmd_pressure(size_t mib, size_t rounds, int timed)
 	}
 	t0 = now_us();
 	last = t0;
+	stall_watch_start();
 	for (i = 0; i < n; i++) {
 		gen[i] = 1;
 		fill(buf + i * PAGE, seed, i, 1);
@@ -482,7 +577,9 @@ static void usage(FILE *f)
 		"       swapcheck hold PAGES SECONDS   (SIGUSR1 ends the wait)\n"
 		"Swap workloads that check every page they wrote.  Exit 0 when\n"
 		"every check passed, 1 when data was wrong, 2 on usage or setup\n"
-		"errors.  Needs an active swap device.\n");
+		"errors.  Needs an active swap device.\n"
+		"SWAPCHECK_STALL_MS=MS: pressure and timed say on stderr where\n"
+		"they wait when no page is done for MS milliseconds.\n");
 }
 
 int main(int argc, char **argv)
