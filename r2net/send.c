@@ -171,8 +171,8 @@ int r2net_queue(struct r2net_conn *conn, struct r2net_txbuf *tb, bool wait,
  * Write the whole frame, and its tag after it unless it is part of the
  * handshake.  kernel_sendmsg() copies: once it returns, the pieces and the
  * page are free to change.  Returns the bytes written, -ETIMEDOUT when
- * the socket took none of them for its sndtimeo (the idle timeout: the
- * peer reads nothing), or another error.
+ * the socket did not take them all within its sndtimeo (the idle timeout:
+ * the peer reads nothing), or another error.
  */
 static int r2net_send_tb(struct r2net_conn *conn, struct r2net_txbuf *tb,
 			 bool more)
