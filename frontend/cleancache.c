@@ -522,15 +522,34 @@ static void rf_cc_fetch_done(struct rf_pf_entry *e, int err, int got)
 static void rf_cc_fetch(struct rf_pf_entry **e, unsigned int n)
 {
 	atomic64_add(n, &rf_stats.cc_gets);
+	atomic64_inc(&rf_stats.cc_get_frames);
 	rf_tmem_fetch(rf_target, e, n, rf_cc_fetch_done);
+}
+
+/* Of the pages after index up to last, how many are here or on their way. */
+static unsigned int rf_cc_have(int pool, int id,
+			       const struct cleancache_filekey *key,
+			       pgoff_t index, u64 last)
+{
+	struct tmem_handle h;
+	unsigned int have = 0;
+	u64 i;
+
+	for (i = (u64)index + 1; i <= last; i++) {
+		rf_cc_handle(&h, id, key, i);
+		have += rf_cc_pf_has(pool, &h);
+	}
+	return have;
 }
 
 /*
  * A private pool's get: ask for the page and, if the reader goes in order
  * (this page was fetched ahead, or follows the pool's last get), for the
  * next cc_prefetch pages the index has, without waiting; then wait for
- * the page.  0: a hit, -1: a miss, -EAGAIN: no entry was free, ask the
- * slow way.
+ * the page.  As the kernel's readahead, a reader in order tops those up
+ * only once half of them are used, so that a GET frame carries some
+ * cc_prefetch / 2 pages, not one.  0: a hit, -1: a miss, -EAGAIN: no
+ * entry was free, ask the slow way.
  */
 static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 			   const struct cleancache_filekey *key, pgoff_t index,
@@ -557,6 +576,8 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 		      rf_cc_last[pool].index + 1 == index))
 		last = min_t(u64, (u64)index + rf_cc_prefetch, U32_MAX);
 	rf_cc_last[pool] = h;
+	if (ahead && 2 * rf_cc_have(pool, id, key, index, last) > rf_cc_prefetch)
+		last = index;
 	for (i = index; i <= last; i++) {
 		rf_cc_handle(&h, id, key, i);
 		if (!rf_cc_index_has(pool, &h))
@@ -645,6 +666,7 @@ static int rf_cc_get_page(int pool, const struct cleancache_filekey *key,
 	}
 	reply.buf_len = RF_REPLY_MAX;
 	atomic64_inc(&rf_stats.cc_gets);
+	atomic64_inc(&rf_stats.cc_get_frames);
 	err = rf_tmem_sync(rf_target, rf_zpage_get_msg(), &want, &reply, NULL,
 			   rf_timeout_ms);
 	if (err) {

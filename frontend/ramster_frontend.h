@@ -103,9 +103,11 @@ struct rf_stats {
 	atomic64_t cc_prefetches;	/* GETs sent ahead of the reader */
 	atomic64_t cc_prefetch_hits;	/* gets answered by those */
 	atomic64_t cc_prefetch_unused;	/* fetched ahead, dropped unread */
+	atomic64_t cc_get_frames;	/* frames the private pools' GETs went in */
 	atomic64_t swap_prefetches;	/* swap GETs sent ahead of loads */
 	atomic64_t swap_prefetch_hits;	/* loads answered by those */
 	atomic64_t swap_prefetch_strided; /* of the GETs, along a stride != 1 */
+	atomic64_t swap_prefetch_frames; /* frames those GETs went in */
 	/* local.c: the local tier */
 	atomic64_t local_stores;	/* pages it took */
 	atomic64_t local_full;		/* it had no room: sent at once */

@@ -1069,10 +1069,36 @@ static bool rf_ahead_send(struct rf_pf_entry **e, unsigned int n)
 }
 
 /*
+ * Of the next depth offsets along stride that the target has, how many
+ * are here or on their way already.
+ */
+static unsigned int rf_ahead_have(unsigned int type, int pool,
+				  pgoff_t offset, long stride,
+				  unsigned int depth)
+{
+	unsigned int k, n = 0, have = 0;
+	struct tmem_handle h;
+	pgoff_t next;
+
+	for (k = 1; n < depth && k <= 4 * depth; k++) {
+		next = offset + k * stride;
+		if (!rf_swap_map_test(type, next) ||
+		    !rf_handle(&h, pool, type, next))
+			continue;
+		n++;
+		have += rf_cc_pf_has(RF_PF_SWAP(type), &h);
+	}
+	return have;
+}
+
+/*
  * Keep depth pages along stride from offset fetched ahead: GET those of
  * the next offsets along it that the target has (swap_map.c) and that
  * are not here or on their way already, in batches.  Offsets it does not
- * have are skipped, up to 4 x depth steps.
+ * have are skipped, up to 4 x depth steps.  As the kernel's readahead,
+ * it tops up only once half of those pages are used: a load in order
+ * then sends a GET of depth / 2 pages every depth / 2 loads, not one of
+ * a page on each, and a frame's cost is shared by its pages.
  */
 static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
 			   long stride, unsigned int depth)
@@ -1083,6 +1109,8 @@ static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
 	struct tmem_handle h;
 	pgoff_t next;
 
+	if (2 * rf_ahead_have(type, pool, offset, stride, depth) > depth)
+		return;
 	for (k = 1; n < depth && k <= 4 * depth; k++) {
 		next = offset + k * stride;
 		if (!rf_swap_map_test(type, next) ||
@@ -1101,11 +1129,14 @@ static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
 		if (nb < R2NET_BATCH_MAX)
 			continue;
 		nb = 0;
+		atomic64_inc(&rf_stats.swap_prefetch_frames);
 		if (!rf_ahead_send(batch, R2NET_BATCH_MAX))
 			return;
 	}
-	if (nb)
+	if (nb) {
+		atomic64_inc(&rf_stats.swap_prefetch_frames);
 		rf_ahead_send(batch, nb);
+	}
 }
 
 /*

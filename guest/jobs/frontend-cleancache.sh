@@ -89,7 +89,7 @@ counters() {
 	for k in cc_puts cc_put_failures cc_puts_dropped cc_gets cc_get_hits \
 		cc_get_misses cc_get_index_misses cc_get_failures \
 		cc_get_discarded cc_flushes cc_flush_failures cc_pools_stale \
-		cc_index_pages cc_prefetches cc_prefetch_hits \
+		cc_index_pages cc_prefetches cc_prefetch_hits cc_get_frames \
 		cc_prefetch_unused zpages_same zpages_lzo zpages_raw \
 		zpages_kept_back zpage_bytes_out zpage_bytes_in \
 		zpage_unpack_errors; do
@@ -131,16 +131,20 @@ ok "first read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $(c cc_pu
 [ $im -ge $((files * pages / 2)) ] ||
 	fail "only $im of the first read's $((files * pages)) gets were answered by the index"
 hits=$(c cc_get_hits) sent=$(c cc_gets) ph=$(c cc_prefetch_hits) t0=$(now_ms)
+fr=$(c cc_get_frames)
 for f in $(seq 1 $files); do cc_verify f$f $f $pages 1; done
 hits=$(($(c cc_get_hits) - hits)) sent=$(($(c cc_gets) - sent))
-ph=$(($(c cc_prefetch_hits) - ph))
-ok "second read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $hits pages came from node $srv, of $sent asked for; $ph of them fetched ahead"
+ph=$(($(c cc_prefetch_hits) - ph)) fr=$(($(c cc_get_frames) - fr))
+ok "second read, every page checked, in $((($(now_ms) - t0) / 1000)) s; $hits pages came from node $srv, of $sent asked for in $fr frames; $ph of them fetched ahead"
 counters
 [ $hits -ge $((files * pages / 32)) ] ||
 	fail "only $hits of $((files * pages)) pages came back from the server, of $sent asked for"
 # A file read in order: most pages were asked for before the reader came.
 [ $ph -ge $((hits / 2)) ] ||
 	fail "only $ph of the $hits pages that came back were fetched ahead"
+# Topped up half a window at a time: several GETs to a frame, not one.
+[ $sent -ge $((fr * 4)) ] ||
+	fail "$sent GETs went in $fr frames: fewer than 4 a frame"
 
 # Coherence.  Each time: read (the pages may be on the server after the
 # drop), change the file, drop, read back every page.

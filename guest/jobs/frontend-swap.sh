@@ -131,7 +131,8 @@ for c in remote_puts remote_put_failures remote_gets remote_get_hits \
 	remote_get_misses remote_get_failures remote_flushes \
 	remote_flush_failures flushes_dropped stores_no_pool stores_low_memory \
 	window_waits window_full window_hits window_lost lost_loads swap_prefetches \
-	swap_prefetch_hits cc_prefetch_unused wt_load_timeouts wt_quiet_loads \
+	swap_prefetch_hits swap_prefetch_frames cc_prefetch_unused \
+	wt_load_timeouts wt_quiet_loads \
 	wt_quiet_stores; do
 	echo "$c $(cat $fe/$c)"
 done
@@ -184,10 +185,14 @@ ok "pages went compressed: $lzo as LZO of $(($(cat $fe/zpage_bytes_out) / lzo)) 
 	"r2net sent $((tx / puts)) bytes per page stored"
 # The check reads every page in order at the end: most of those loads
 # find their page fetched ahead (swap_prefetch).
+# They are topped up half the depth at a time, not one by one.
 hits=$(cat $fe/swap_prefetch_hits)
+pf=$(cat $fe/swap_prefetches) fr=$(cat $fe/swap_prefetch_frames)
 [ $((hits * 4)) -ge $in ] ||
 	fail "only $hits of $in swap-ins were fetched ahead"
-ok "$hits of $in swap-ins found their page fetched ahead ($(cat $fe/swap_prefetches) sent ahead)"
+[ $pf -ge $((fr * 2)) ] ||
+	fail "$pf GETs sent ahead went in $fr frames: fewer than 2 a frame"
+ok "$hits of $in swap-ins found their page fetched ahead ($pf sent ahead, in $fr frames)"
 
 # Strides: 48 MiB paged out in order, then every third page read
 # forwards and every third backwards (swap offsets follow the
