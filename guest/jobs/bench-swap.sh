@@ -347,7 +347,8 @@ scan() {
 		"read2_ms=$((t2 - t1)) total_ms=$((t2 - t0))" \
 		"disk_kib1=$((in1 - in)) disk_kib2=$(($(vmstat pgpgin) - in1))" \
 		"cc_puts=$(($(c cc_puts) - puts)) cc_hits1=$((hits1 - hits))" \
-		"cc_hits2=$(($(c cc_get_hits) - hits1)) cc_puts_dropped=$(c cc_puts_dropped)"
+		"cc_hits2=$(($(c cc_get_hits) - hits1)) cc_puts_dropped=$(c cc_puts_dropped)" \
+		"cc_gets=$(c cc_gets) cc_get_frames=$(c cc_get_frames)"
 	rm -f $d/f*
 	umount $d || fail "umount $d"
 	ok "$1: $nf files of 64 MiB read twice, every page checked"
@@ -407,7 +408,8 @@ for cfg in $configs; do
 	line="$line fs_stores=$(($(cat $fs/succ_stores) - stores)) fs_loads=$(($(cat $fs/loads) - loads))"
 	for k in remote_puts remote_put_failures remote_get_hits window_hits \
 		window_waits window_full lost_loads swap_prefetches \
-		swap_prefetch_hits stores_low_memory local_stores local_loads \
+		swap_prefetch_hits swap_prefetch_frames stores_low_memory \
+		local_stores local_loads \
 		remotified remotify_batches; do
 		line="$line $k=$(c $k)"
 	done
