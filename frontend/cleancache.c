@@ -526,10 +526,13 @@ static void rf_cc_fetch(struct rf_pf_entry **e, unsigned int n)
 	rf_tmem_fetch(rf_target, e, n, rf_cc_fetch_done);
 }
 
-/* Of the pages after index up to last, how many are here or on their way. */
-static unsigned int rf_cc_have(int pool, int id,
-			       const struct cleancache_filekey *key,
-			       pgoff_t index, u64 last)
+/*
+ * Are more than half of cc_prefetch pages after index, up to last, here
+ * or on their way?  Stops once they are.
+ */
+static bool rf_cc_enough(int pool, int id,
+			 const struct cleancache_filekey *key, pgoff_t index,
+			 u64 last)
 {
 	struct tmem_handle h;
 	unsigned int have = 0;
@@ -538,8 +541,10 @@ static unsigned int rf_cc_have(int pool, int id,
 	for (i = (u64)index + 1; i <= last; i++) {
 		rf_cc_handle(&h, id, key, i);
 		have += rf_cc_pf_has(pool, &h);
+		if (2 * have > rf_cc_prefetch)
+			return true;
 	}
-	return have;
+	return false;
 }
 
 /*
@@ -576,7 +581,7 @@ static int rf_cc_get_ahead(int pool, int id, unsigned int gen,
 		      rf_cc_last[pool].index + 1 == index))
 		last = min_t(u64, (u64)index + rf_cc_prefetch, U32_MAX);
 	rf_cc_last[pool] = h;
-	if (ahead && 2 * rf_cc_have(pool, id, key, index, last) > rf_cc_prefetch)
+	if (ahead && rf_cc_enough(pool, id, key, index, last))
 		last = index;
 	for (i = index; i <= last; i++) {
 		rf_cc_handle(&h, id, key, i);

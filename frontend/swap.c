@@ -1069,12 +1069,11 @@ static bool rf_ahead_send(struct rf_pf_entry **e, unsigned int n)
 }
 
 /*
- * Of the next depth offsets along stride that the target has, how many
- * are here or on their way already.
+ * Are more than half of the next depth offsets along stride that the
+ * target has here or on their way already?  Stops once they are.
  */
-static unsigned int rf_ahead_have(unsigned int type, int pool,
-				  pgoff_t offset, long stride,
-				  unsigned int depth)
+static bool rf_ahead_enough(unsigned int type, int pool, pgoff_t offset,
+			    long stride, unsigned int depth)
 {
 	unsigned int k, n = 0, have = 0;
 	struct tmem_handle h;
@@ -1087,8 +1086,10 @@ static unsigned int rf_ahead_have(unsigned int type, int pool,
 			continue;
 		n++;
 		have += rf_cc_pf_has(RF_PF_SWAP(type), &h);
+		if (2 * have > depth)
+			return true;
 	}
-	return have;
+	return false;
 }
 
 /*
@@ -1109,7 +1110,7 @@ static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
 	struct tmem_handle h;
 	pgoff_t next;
 
-	if (2 * rf_ahead_have(type, pool, offset, stride, depth) > depth)
+	if (rf_ahead_enough(type, pool, offset, stride, depth))
 		return;
 	for (k = 1; n < depth && k <= 4 * depth; k++) {
 		next = offset + k * stride;
