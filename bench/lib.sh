@@ -39,6 +39,50 @@ bench_perf_initrd()
 	mv "$2.tmp" "$2"
 }
 
+# bench_host_cpu LABEL=DOMAIN...: one line of the host's CPU time so far,
+# in ticks: host_busy and host_total over all its CPUs, and per running
+# domain LABEL_vcpu (its TCG vCPU threads) and LABEL_qemu (QEMU's other
+# threads: the main loop, virtio's I/O, RCU); a domain not running is 0.
+bench_host_cpu()
+{
+	local arg pid
+
+	awk '$1 == "cpu" { printf "host_busy=%d host_total=%d", $2 + $3 + $4 + $7 + $8,
+		$2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+	for arg; do
+		pid=$(cat "/run/libvirt/qemu/${arg#*=}.pid" 2>/dev/null) || pid=
+		cat /proc/"${pid:-0}"/task/*/stat 2>/dev/null |
+			awk -v l="${arg%%=*}" '{
+				c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c)
+				s = $0; sub(/.*\) /, "", s); split(s, f, " ")
+				if (c ~ /^CPU [0-9]+\/TCG$/) v += f[12] + f[13]; else q += f[12] + f[13]
+			}
+			END { printf " %s_vcpu=%d %s_qemu=%d", l, v, l, q }'
+	done
+	echo
+}
+
+# bench_host_delta START END: two bench_host_cpu lines as what each took
+# between them: host_cpus, host_s (seconds), host_busy_pct (of all the
+# host's CPUs)
+# and host_LABEL_vcpu_pct, host_LABEL_qemu_pct (of one CPU).
+bench_host_delta()
+{
+	printf '%s\n%s\n' "$1" "$2" | awk -v n="$(nproc)" -v hz="$(getconf CLK_TCK)" '
+		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[NR, kv[1]] = kv[2]; k[kv[1]] = 1 } }
+		END {
+			el = (v[2, "host_total"] - v[1, "host_total"]) / n
+			if (el <= 0)
+				exit
+			printf "host_cpus=%d host_s=%.0f host_busy_pct=%.0f", n, el / hz,
+				100 * (v[2, "host_busy"] - v[1, "host_busy"]) / (el * n)
+			for (key in k)
+				if (key !~ /^host_/)
+					printf " host_%s_pct=%.0f", key, 100 * (v[2, key] - v[1, key]) / el
+			print ""
+		}'
+}
+
 # bench_need INITRD FILE...: each FILE (a path inside the image) is there.
 bench_need()
 {

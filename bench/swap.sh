@@ -68,9 +68,28 @@ libvirt_up || bench_die "libvirtd would not start"
 trap 'bench_down; libvirt_down' EXIT
 trap 'echo "bench/swap.sh: interrupted"; exit 130' INT TERM
 
-show() {
-	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - bench_start))
+# host_cpu: bench_host_cpu for the booted cluster's client and server.
+host_cpu() {
+	local n
 
+	n=$(cluster_name "${bench_up%% *}")
+	bench_host_cpu client="$n-$client" server="$n-m1"
+}
+
+show() {
+	local l=${1#RAMSTER-RESULT } s=$(($(date +%s) - bench_start)) cfg
+
+	# The host's CPU time over each workload, from its start mark to its
+	# results line (they arrive within the 2 s bench_once polls at).
+	case $l in
+	"BENCH-MARK config="*)
+		host_cpu > "$state/host.start" ;;
+	"BENCH config="*)
+		cfg=${l#BENCH }
+		[ ! -s "$state/host.start" ] ||
+			echo "${cfg%% *} $(bench_host_delta "$(cat "$state/host.start")" "$(host_cpu)")" >> "$state/host.txt"
+		rm -f "$state/host.start" ;;
+	esac
 	case $l in
 	"BENCH config="*)
 		echo "$l" | awk -v s=$s '{ for (i = 2; i <= NF; i++) {
@@ -90,10 +109,13 @@ collect() {
 		sed -n "s/^RAMSTER-RESULT BENCH \(config=.*\)/run=$1 boot=$2 \1/p" > "$state/c.txt"
 	cat "$state/m1.results.log" 2>/dev/null | tr -d '\r' |
 		sed -n 's/^RAMSTER-RESULT BENCH server=[0-9]* //p' > "$state/s.txt"
+	touch "$state/host.txt"
 	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
+		FILENAME == ARGV[2] { h[$1] = substr($0, length($1) + 2); next }
 		{ c = $3; sub("config=", "", c) }
-		c ~ /^(wt|wtraw|wt0|wtpf0|none|wtlocal|nonelocal|nvme|scan-cc)$/ { $0 = $0 " " s[++n] }
-		{ print }' "$state/s.txt" "$state/c.txt" >> "$raw"
+		c ~ /^(wt|wtraw|wt0|wtpf0|none|wtlocal|wtlocal32|nonelocal|nvme|scan-cc)$/ { $0 = $0 " " s[++n] }
+		{ print $0 (h[$3] == "" ? "" : " " h[$3]) }' "$state/s.txt" "$state/host.txt" "$state/c.txt" >> "$raw"
+	rm -f "$state/host.txt"
 	tr -d '\r' < "$state/$client.results.log" |
 		sed -n 's/^RAMSTER-RESULT BENCH-INFO //p' | head -n 1 > "$state/info.txt"
 	tr -d '\r' < "$state/$client.results.log" |
@@ -144,7 +166,8 @@ info=$(cat "$state/info.txt")
 	echo "alone; wt fetches the next 16 pages of in-order loads ahead); none = the"
 	echo "server has the only copy; wtlocal, nonelocal = wt and none with the local tier"
 	echo "(local_pool_percent=20: pages kept compressed in the client first, the oldest"
-	echo "sent on 16 to a frame).  Pages travel LZO-compressed (compress=1), except"
+	echo "sent on 16 to a frame); wtlocal32 = wtlocal fetching 32 pages ahead, not"
+	echo "16 (swap_prefetch=32).  Pages travel LZO-compressed (compress=1), except"
 	echo "in wtraw (compress=0: whole 4 KiB pages each way).  nvme: swap to an NVMe/TCP"
 	echo "namespace the memory server exports from its RAM (nvmet-tcp, a file in tmpfs)"
 	echo "over the same virtio-net, the peer a user would pick instead.  zram: LZO, in"
@@ -225,13 +248,57 @@ info=$(cat "$state/info.txt")
 	echo "interface both ways (frames, headers, acks), and the CPU time each guest was"
 	echo "busy while the workload ran (the server's read from its /proc/stat)."
 	echo
+	echo "Where the host's CPUs went while each workload ran (medians; the host"
+	echo "reads its /proc from the workload's start to its results line, to within"
+	echo "the 2 s it polls at): the host's busy share of all its CPUs, and the share"
+	echo "of one CPU that each guest's vCPU thread and the rest of its QEMU process"
+	echo "(main loop, virtio-net and disk emulation) took; then the host's busy CPU"
+	echo "time per page moved.  Under TCG a guest's own CPU time is its vCPU"
+	echo "thread's, slowed when the host has no CPU free for it."
+	echo
+	echo "| config | host busy % | client vCPU % | client QEMU % | server vCPU % | server QEMU % | host CPU us / page |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	awk '
+	function med(c, k,   i, j, t, a, m) {
+		m = n[c]
+		for (i = 1; i <= m; i++) a[i] = v[c, i, k] + 0
+		for (i = 2; i <= m; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		c = f["config"]
+		if (c == "disk" && f["boot"] == "raw") c = "disk-raw"
+		st = f["fs_stores"] ? f["fs_stores"] : f["disk_out"]
+		pg = st + f["fs_loads"] + f["disk_in"]
+		if (f["host_s"] != "" && !f["oom"] && pg > 0) {
+			if (!(c in n)) order[++nc] = c
+			r = ++n[c]
+			for (k in f) v[c, r, k] = f[k]
+			v[c, r, "us_pp"] = f["host_busy_pct"] / 100 * f["host_cpus"] * f["host_s"] * 1e6 / pg
+		}
+		split("", f)
+	}
+	END {
+		for (i = 1; i <= nc; i++) {
+			c = order[i]
+			printf "| %s | %d | %d | %d | %s | %s | %d |\n", c,
+				med(c, "host_busy_pct"), med(c, "host_client_vcpu_pct"),
+				med(c, "host_client_qemu_pct"),
+				v[c, 1, "host_server_vcpu_pct"] == "" ? "-" : med(c, "host_server_vcpu_pct"),
+				v[c, 1, "host_server_qemu_pct"] == "" ? "-" : med(c, "host_server_qemu_pct"),
+				med(c, "us_pp")
+		}
+	}' "$raw"
+	echo
 	echo "The local tier (medians): of the pages frontswap took, those kept in the"
 	echo "client first; of its loads, those the tier answered with no round trip; the"
 	echo "pages sent on, and how many went in a frame."
 	echo
 	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		c = f["config"]
-		if (c ~ /local$/ && f["fs_stores"] > 0 && f["fs_loads"] > 0) {
+		if (c ~ /local/ && f["fs_stores"] > 0 && f["fs_loads"] > 0) {
 			n[c]++
 			ks[c, n[c]] = 100 * f["local_stores"] / f["fs_stores"]
 			kl[c, n[c]] = 100 * f["local_loads"] / f["fs_loads"]
