@@ -160,7 +160,7 @@ info=$(cat "$state/info.txt")
 	echo "every page checked once more.  ram is the same in a 1536 MiB VM.  The disk is"
 	echo "virtio, raw, cache=writeback, throttled by libvirt <iotune> to $iops IOPS and"
 	echo "$mbps MiB/s (a cloud SSD volume's baseline), except for disk-raw.  RAMster: one"
-	echo "memory server (1024 MiB) over virtio-net; wt = writethrough (pages also on the"
+	echo "memory server (1536 MiB) over virtio-net; wt = writethrough (pages also on the"
 	echo "disk), window 32 stores in flight; wt0 = window 0 (each store waits for the"
 	echo "server); wtpf0 = wt with swap_prefetch 0 (each load waits for its page"
 	echo "alone; wt fetches the next 16 pages of in-order loads ahead); none = the"
