@@ -8,13 +8,12 @@
  * the ring first and doubling the window up to the whole ring.
  *
  * How far to fetch along it follows the hits, the loads that found their
- * page fetched ahead since the last one that did not: as in Leap, hits
- * + 1 rounded up to a power of two.  Leap fetches anew only on a miss;
- * the frontend tops the pages ahead up as they are used, so the depth
- * also grows with the hits between misses.  A miss never takes it below
- * half the last depth, and one after a run of at least the cap in hits
- * (an in-order pass crossing a break in its offsets) keeps it at the
- * cap.  A trend never seen starts at the cap.
+ * page fetched ahead since the last one that did not.  On such a miss,
+ * as in Leap, the depth is hits + 1 rounded up to a power of two, and
+ * never less than half the last depth.  Leap fetches anew only on a
+ * miss; the frontend tops the pages ahead up on every load instead, so
+ * a depth used up without a miss doubles.  Both are capped.  A trend
+ * never seen starts at the cap.
  *
  * No locking here: the caller holds whatever guards its struct rf_trend.
  */
@@ -80,19 +79,16 @@ bool rf_trend_stride(const struct rf_trend *t, long *stride)
 void rf_trend_hit(struct rf_trend *t, bool hit, unsigned int max)
 {
 	unsigned int depth = rf_trend_depth(t, max);
-	unsigned int want;
 
-	max = max(max, 1u);
 	if (hit) {
-		if (t->hits < max)
-			t->hits++;
-		want = roundup_pow_of_two(t->hits + 1);
-		depth = max(depth, want);
+		if (++t->hits < depth)
+			return;
+		depth = min(2 * depth, max);
 	} else {
 		depth = max(roundup_pow_of_two(t->hits + 1), depth / 2);
-		t->hits = 0;
 	}
-	t->depth = clamp(depth, 1u, max);
+	t->depth = max(min(depth, max), 1u);
+	t->hits = 0;
 }
 
 unsigned int rf_trend_depth(const struct rf_trend *t, unsigned int max)

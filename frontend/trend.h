@@ -16,7 +16,7 @@ struct rf_trend {
 	unsigned int	head;		/* where the next difference goes */
 	unsigned int	n;		/* differences kept, up to the ring */
 	long		delta[RF_TREND_RING];
-	unsigned int	hits;		/* fetched ahead since a miss, <= cap */
+	unsigned int	hits;		/* loads fetched ahead since a miss */
 	unsigned int	depth;		/* pages to keep fetched ahead; 0: max */
 };
 

@@ -70,7 +70,6 @@ typedef unsigned long pgoff_t;
 	__typeof__(b) __b = (b);					\
 	__a < __b ? __a : __b;						\
 })
-#define clamp(v, lo, hi)	min(max(v, lo), hi)
 #define BUILD_BUG_ON(c)	static_assert(!(c), "BUILD_BUG_ON(" #c ")")
 
 static inline unsigned long __ffs(unsigned long word)
