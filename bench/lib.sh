@@ -64,8 +64,7 @@ bench_host_cpu()
 
 # bench_host_delta START END: two bench_host_cpu lines as what each took
 # between them: host_cpus, host_s (seconds), host_busy_pct (of all the
-# host's CPUs)
-# and host_LABEL_vcpu_pct, host_LABEL_qemu_pct (of one CPU).
+# host's CPUs), and host_LABEL_vcpu_pct, host_LABEL_qemu_pct (of one CPU).
 bench_host_delta()
 {
 	printf '%s\n%s\n' "$1" "$2" | awk -v n="$(nproc)" -v hz="$(getconf CLK_TCK)" '
