@@ -19,6 +19,7 @@
  * its debugfs file "unregister", then rmmod.
  */
 #include <linux/module.h>
+#include <linux/swap.h>
 
 #include "r2net.h"
 #include "ramster_frontend.h"
@@ -34,9 +35,13 @@ static int __init rf_init(void)
 	ret = rf_zpage_init();
 	if (ret)
 		return ret;
-	/* Per reader, the pages in flight ahead and as many to be read. */
+	/*
+	 * Per reader, the pages in flight ahead and as many to be read; for
+	 * swap, also a readahead window of the kernel's (swap.c).
+	 */
 	ret = rf_cc_pf_init((rf_cc_prefetch ? 2 * (rf_cc_prefetch + 1) : 0) +
-			    (rf_swap_prefetch ? 2 * (rf_swap_prefetch + 1) : 0));
+			    (rf_swap_prefetch ? 2 * (rf_swap_prefetch + 1) +
+			     RF_SWAP_RA_MAX : 0));
 	if (ret)
 		goto err_zpage;
 	if (rf_frontswap) {

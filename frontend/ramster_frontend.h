@@ -108,6 +108,9 @@ struct rf_stats {
 	atomic64_t swap_prefetch_hits;	/* loads answered by those */
 	atomic64_t swap_prefetch_strided; /* of the GETs, along a stride != 1 */
 	atomic64_t swap_prefetch_frames; /* frames those GETs went in */
+	atomic64_t swap_ra_windows;	/* readahead windows the kernel told */
+	atomic64_t swap_ra_gets;	/* GETs sent for them */
+	atomic64_t swap_ra_frames;	/* frames those GETs went in */
 	/* local.c: the local tier */
 	atomic64_t local_stores;	/* pages it took */
 	atomic64_t local_full;		/* it had no room: sent at once */
@@ -196,6 +199,8 @@ void rf_cc_index_exit(void);
  * ours, 0..) and swap (pool: RF_PF_SWAP(type)).
  */
 #define RF_PF_SWAP(type)	(-1 - (int)(type))
+/* The kernel's largest swap readahead window, in pages (mm/swap_state.c). */
+#define RF_SWAP_RA_MAX		BIT(SWAP_RA_ORDER_CEILING)
 struct rf_pf_entry;
 struct page;
 bool rf_cc_pf_has(int pool, const struct tmem_handle *h);

@@ -101,6 +101,7 @@ struct rf_type {
 	/* Per replica (rf_node()): */
 	bool	check[RF_MAX_REPLICAS];	/* pool made before a reconnect */
 	int	pool_id[RF_MAX_REPLICAS]; /* its pool, or -1; READ_ONCE */
+	unsigned long ra_at;	/* jiffies of the last readahead window */
 };
 
 static struct rf_type rf_types[MAX_SWAPFILES];
@@ -1141,6 +1142,51 @@ static void rf_fetch_ahead(unsigned int type, int pool, pgoff_t offset,
 }
 
 /*
+ * Swap readahead's window (kernel patch 7): the kernel is about to load
+ * these offsets, one after the other, in this order.  GET those the
+ * server has and that are not here or on their way already: the first
+ * alone, since the fault waits for it, the rest in frames behind it.
+ * The loads then find them as they find pages fetched ahead.
+ */
+static void rf_fs_prefetch(unsigned int type, const pgoff_t *offsets,
+			   unsigned int nr)
+{
+	int pool = READ_ONCE(rf_types[type].pool_id[0]);
+	struct rf_pf_entry *e, *batch[R2NET_BATCH_MAX];
+	const int key = RF_PF_SWAP(type);
+	unsigned int i, nb = 0, first = 1;
+	struct tmem_handle h;
+
+	if (!rf_swap_prefetch || pool < 0 || rf_server_quiet())
+		return;
+	WRITE_ONCE(rf_types[type].ra_at, jiffies);
+	atomic64_inc(&rf_stats.swap_ra_windows);
+	for (i = 0; i < nr; i++) {
+		if (!rf_swap_map_test(type, offsets[i]) ||
+		    !rf_handle(&h, pool, type, offsets[i]))
+			continue;
+		e = rf_cc_pf_reserve(key, 0, &h);
+		if (e == ERR_PTR(-ENOSPC))
+			break;
+		if (IS_ERR(e))
+			continue;
+		atomic64_inc(&rf_stats.swap_ra_gets);
+		batch[nb++] = e;
+		if (nb < first)
+			continue;
+		first = R2NET_BATCH_MAX;
+		atomic64_inc(&rf_stats.swap_ra_frames);
+		if (!rf_ahead_send(batch, nb))
+			return;
+		nb = 0;
+	}
+	if (nb) {
+		atomic64_inc(&rf_stats.swap_ra_frames);
+		rf_ahead_send(batch, nb);
+	}
+}
+
+/*
  * Swap-in along a trend (trend.c: Leap's majority vote over the strides
  * of the last faults), or of a page fetched ahead.  offset's own GET goes
  * alone and first, unless it was fetched ahead, so that no page fetched
@@ -1180,7 +1226,11 @@ static int rf_load_ahead(unsigned int type, pgoff_t offset, struct page *page)
 		/* Not sent (its entry failed): fetching ahead would fail too. */
 		trend = trend && rf_ahead_send(&e, 1);
 	}
-	if (trend)
+	/*
+	 * While the kernel reads ahead by address, its windows name the
+	 * pages to come: offsets along a trend would mostly be more.
+	 */
+	if (trend && time_after(jiffies, READ_ONCE(rf_types[type].ra_at) + HZ))
 		rf_fetch_ahead(type, pool, offset, stride, depth);
 	rf_handle(&h, pool, type, offset);
 	err = rf_cc_pf_take(key, 0, &h, page,
@@ -1316,6 +1366,7 @@ static const struct frontswap_ops rf_frontswap_ops = {
 	.load = rf_fs_load,
 	.invalidate_page = rf_fs_invalidate_page,
 	.invalidate_area = rf_fs_invalidate_area,
+	.prefetch = rf_fs_prefetch,
 };
 
 /* ---- registration ---- */
