@@ -113,7 +113,7 @@ collect() {
 	awk 'FILENAME == ARGV[1] { s[FNR] = $0; next }
 		FILENAME == ARGV[2] { h[$1] = substr($0, length($1) + 2); next }
 		{ c = $3; sub("config=", "", c) }
-		c ~ /^(wt|wtraw|wt0|wtpf0|none|wtlocal|wtlocal32|nonelocal|nvme|scan-cc)$/ { $0 = $0 " " s[++n] }
+		c ~ /^(wt|wtraw|wt0|wtpf0|none|wtlocal|wtlocal32|wtlocalra|nonelocal|nvme|scan-cc)$/ { $0 = $0 " " s[++n] }
 		{ print $0 (h[$3] == "" ? "" : " " h[$3]) }' "$state/s.txt" "$state/host.txt" "$state/c.txt" >> "$raw"
 	rm -f "$state/host.txt"
 	tr -d '\r' < "$state/$client.results.log" |
@@ -167,7 +167,11 @@ info=$(cat "$state/info.txt")
 	echo "server has the only copy; wtlocal, nonelocal = wt and none with the local tier"
 	echo "(local_pool_percent=20: pages kept compressed in the client first, the oldest"
 	echo "sent on 16 to a frame); wtlocal32 = wtlocal fetching 32 pages ahead, not"
-	echo "16 (swap_prefetch=32).  Pages travel LZO-compressed (compress=1), except"
+	echo "16 (swap_prefetch=32); wtlocalra = wtlocal with the kernel's swap readahead"
+	echo "by virtual address (page-cluster 5, windows of up to 32 pages; the swap disk"
+	echo "marked non-rotational), each window asked for in one go (kernel patch 7);"
+	echo "diskra = disk with the kernel's readahead (page-cluster 3).  Everywhere else"
+	echo "page-cluster is 0.  Pages travel LZO-compressed (compress=1), except"
 	echo "in wtraw (compress=0: whole 4 KiB pages each way).  nvme: swap to an NVMe/TCP"
 	echo "namespace the memory server exports from its RAM (nvmet-tcp, a file in tmpfs)"
 	echo "over the same virtio-net, the peer a user would pick instead.  zram: LZO, in"
@@ -317,6 +321,34 @@ info=$(cat "$state/info.txt")
 		for (c in n)
 			printf "- %s: %.0f%% of stores kept here first, %.0f%% of loads served here; %d pages sent on, %.1f a frame\n",
 				c, med(ks, c), med(kl, c), med(rm, c), med(pf, c)
+	}' "$raw" | sort
+	echo
+	echo "Swap pages fetched ahead (medians): GETs the frontend sent along the trend"
+	echo "of swap offsets (trend.c) and in how many frames; GETs for the kernel's"
+	echo "readahead windows (wtlocalra) and their frames; loads a page fetched ahead"
+	echo "answered, either way."
+	echo
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		c = f["config"]
+		if (f["swap_prefetch_hits"] != "" && f["fs_loads"] > 0) {
+			n[c]++
+			tg[c, n[c]] = f["swap_prefetches"]; tf[c, n[c]] = f["swap_prefetch_frames"]
+			rg[c, n[c]] = f["swap_ra_gets"]; rf[c, n[c]] = f["swap_ra_frames"]
+			hi[c, n[c]] = f["swap_prefetch_hits"]; ld[c, n[c]] = f["fs_loads"]
+		}
+		split("", f)
+	}
+	function med(a, c,   i, j, t, x) {
+		for (i = 1; i <= n[c]; i++) x[i] = a[c, i] + 0
+		for (i = 2; i <= n[c]; i++)
+			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+		return n[c] % 2 ? x[(n[c] + 1) / 2] : (x[n[c] / 2] + x[n[c] / 2 + 1]) / 2
+	}
+	END {
+		for (c in n)
+			if (med(tg, c) + med(rg, c) > 0)
+				printf "- %s: %d along the trend in %d frames; %d for readahead in %d frames; %d of %d loads answered by them\n",
+					c, med(tg, c), med(tf, c), med(rg, c), med(rf, c), med(hi, c), med(ld, c)
 	}' "$raw" | sort
 	echo
 	echo "## File scan: the second read with and without cleancache"

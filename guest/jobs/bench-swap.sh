@@ -13,6 +13,11 @@
 #         kept compressed in the client first, the oldest sent on in
 #         batches (the local tier)
 #   wtlocal32  wtlocal with swap_prefetch=32 (16 by default)
+#   wtlocalra  wtlocal with the kernel's swap readahead by virtual
+#         address (page-cluster 5: windows of up to 32 pages, the swap
+#         device marked non-rotational), each window asked for at once
+#         (kernel patch 7)
+#   diskra  disk with the kernel's own readahead (page-cluster 3)
 #   nvme  swap to an NVMe/TCP namespace the memory server exports from
 #         its RAM (nvmet-tcp, a file in tmpfs), over the same virtio-net
 #   zram  swap to /dev/zram0 (LZO, twice MIB big) in this guest's RAM
@@ -72,14 +77,14 @@ done
 configs=$(echo "$configs" | tr + ' ')
 for c in $configs; do
 	case $c in
-	ram|disk|wt|wtraw|wt0|wtpf0|none|wtlocal|wtlocal32|nonelocal|nvme|zram|zswap|scan|scan-cc) ;;
-	*) fail "ramster.bench: unknown configuration '$c' (ram disk wt wtraw wt0 wtpf0 none wtlocal wtlocal32 nonelocal nvme zram zswap scan scan-cc)" ;;
+	ram|disk|diskra|wt|wtraw|wt0|wtpf0|none|wtlocal|wtlocal32|wtlocalra|nonelocal|nvme|zram|zswap|scan|scan-cc) ;;
+	*) fail "ramster.bench: unknown configuration '$c' (ram disk diskra wt wtraw wt0 wtpf0 none wtlocal wtlocal32 wtlocalra nonelocal nvme zram zswap scan scan-cc)" ;;
 	esac
 done
 case "$configs " in
 *"zswap "?*) fail "ramster.bench: zswap must come last: it keeps the frontswap slot" ;;
-*"scan-cc "*" wt "*|*"scan-cc "*" wtraw "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*|*"scan-cc "*" wtlocal "*|*"scan-cc "*" wtlocal32 "*|*"scan-cc "*" nonelocal "*)
-	fail "ramster.bench: scan-cc must come after wt, wtraw, wt0, wtpf0, none, wtlocal, wtlocal32 and nonelocal: cleancache keeps the frontend loaded" ;;
+*"scan-cc "*" wt "*|*"scan-cc "*" wtraw "*|*"scan-cc "*" wt0 "*|*"scan-cc "*" wtpf0 "*|*"scan-cc "*" none "*|*"scan-cc "*" wtlocal "*|*"scan-cc "*" wtlocal32 "*|*"scan-cc "*" wtlocalra "*|*"scan-cc "*" nonelocal "*)
+	fail "ramster.bench: scan-cc must come after wt, wtraw, wt0, wtpf0, none, wtlocal, wtlocal32, wtlocalra and nonelocal: cleancache keeps the frontend loaded" ;;
 *"scan-cc "*"scan "*)
 	fail "ramster.bench: scan must come before scan-cc: cleancache keeps the frontend loaded" ;;
 esac
@@ -182,7 +187,7 @@ fi
 # With a memory server: its number and address.
 srv= sip=
 case " $configs " in
-*" wt "*|*" wtraw "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" wtlocal "*|*" wtlocal32 "*|*" nonelocal "*|*" nvme "*|*" scan-cc "*)
+*" wt "*|*" wtraw "*|*" wt0 "*|*" wtpf0 "*|*" none "*|*" wtlocal "*|*" wtlocal32 "*|*" wtlocalra "*|*" nonelocal "*|*" nvme "*|*" scan-cc "*)
 	r2net_up
 	srv=$(memory_server)
 	[ -n "$srv" ] || fail "no memory-server in /etc/ramster.conf"
@@ -207,7 +212,9 @@ until [ -z "$sip" ] || [ "$(srv_ticks)" != 0 ]; do
 	[ $t -le 60 ] || fail "no /proc/stat from $sip:$sport after 60 s"
 	sleep 1
 done
+# No swap readahead but where a configuration asks for it (setup).
 echo 0 > /proc/sys/vm/page-cluster
+rot=$(cat /sys/block/vda/queue/rotational)
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 c() { cat $fe/$1 2>/dev/null || echo 0; }
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
@@ -242,6 +249,7 @@ setup() {
 	dev=/dev/vda args= sampler=
 	case $1 in
 	ram) dev= ;;
+	diskra) echo 3 > /proc/sys/vm/page-cluster ;;
 	wt) args="mode=writethrough" ;;
 	wtraw) args="mode=writethrough compress=0" ;;
 	wt0) args="mode=writethrough window=0" ;;
@@ -249,6 +257,11 @@ setup() {
 	none) args="mode=none" ;;
 	wtlocal) args="mode=writethrough local_pool_percent=20" ;;
 	wtlocal32) args="mode=writethrough local_pool_percent=20 swap_prefetch=32" ;;
+	wtlocalra)
+		args="mode=writethrough local_pool_percent=20"
+		# By virtual address only with no rotational swap device.
+		echo 0 > /sys/block/vda/queue/rotational
+		echo 5 > /proc/sys/vm/page-cluster ;;
 	nonelocal) args="mode=none local_pool_percent=20" ;;
 	zram)
 		dev=/dev/zram0
@@ -294,6 +307,8 @@ teardown() {
 	[ -n "$dev" ] || return 0
 	expect $fs/failed_loads -eq 0
 	swapoff $dev || fail "$1: swapoff $dev"
+	echo 0 > /proc/sys/vm/page-cluster
+	echo "$rot" > /sys/block/vda/queue/rotational
 	case $1 in
 	zram) echo 1 > /sys/block/zram0/reset ;;
 	zswap) echo 0 > /sys/module/zswap/parameters/enabled ;;
@@ -412,8 +427,8 @@ for cfg in $configs; do
 	line="$line fs_stores=$(($(cat $fs/succ_stores) - stores)) fs_loads=$(($(cat $fs/loads) - loads))"
 	for k in remote_puts remote_put_failures remote_get_hits window_hits \
 		window_waits window_full lost_loads swap_prefetches \
-		swap_prefetch_hits swap_prefetch_frames stores_low_memory \
-		local_stores local_loads \
+		swap_prefetch_hits swap_prefetch_frames swap_ra_windows \
+		swap_ra_gets swap_ra_frames stores_low_memory local_stores local_loads \
 		remotified remotify_batches; do
 		line="$line $k=$(c $k)"
 	done
