@@ -288,8 +288,45 @@ if [ "$low_step" != 0 ]; then
 	ok "with little free memory: $(cat /run/sc.out); $low stores refused below the min watermarks, $(cat $fe/stores_low_memory) in both runs"
 fi
 
+# Swap readahead by address (kernel patch 7).  Pages paged out one by
+# one in a shuffled order get scattered swap offsets, so no trend of
+# offsets finds the next page of a read in address order; the kernel's
+# readahead windows name them, and the frontend asks for each window in
+# frames of many pages.  Readahead by address wants no rotational swap
+# device: swapon anew.
+swapoff /dev/vda || fail "swapoff before the readahead step"
+rot=$(cat /sys/block/vda/queue/rotational)
+echo 0 > /sys/block/vda/queue/rotational
+swap_on
+t=0
+until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
+	t=$((t + 1))
+	[ $t -le 120 ] || { cat $fe/swap_pools; fail "no pool after swapon anew"; }
+	sleep 1
+done
+for v in swap_ra_windows swap_ra_gets swap_ra_frames swap_prefetch_hits; do
+	eval "${v}0=\$(fe_val $v)"
+done
+loads0=$(cat $fs/loads)
+echo 5 > /proc/sys/vm/page-cluster
+swapcheck shuffled 32 > /run/sc.out 2>&1 || { cat /run/sc.out; fail "pages came back wrong read ahead by address"; }
+echo 0 > /proc/sys/vm/page-cluster
+d() { echo $(($(fe_val $1) - $(eval echo \$${1}0))); }
+loads=$(($(cat $fs/loads) - loads0))
+echo "readahead step: loads $loads windows $(d swap_ra_windows) gets $(d swap_ra_gets) frames $(d swap_ra_frames) hits $(d swap_prefetch_hits)"
+[ $((loads * 4)) -ge $((32 * 256 * 3)) ] ||
+	fail "only $loads of $((32 * 256)) pages read back came from frontswap"
+[ $(($(d swap_ra_gets) * 4)) -ge $((loads * 3)) ] &&
+	[ $(($(d swap_prefetch_hits) * 4)) -ge $((loads * 3)) ] ||
+	fail "of $loads loads in address order, $(d swap_ra_gets) asked for in readahead windows, $(d swap_prefetch_hits) found fetched ahead"
+[ $(d swap_ra_gets) -ge $(($(d swap_ra_frames) * 4)) ] ||
+	fail "$(d swap_ra_gets) pages of readahead windows went in $(d swap_ra_frames) frames: fewer than 4 a frame"
+expect $fs/failed_loads -eq 0
+ok "$(cat /run/sc.out); $(d swap_ra_gets) of $loads loads asked for in $(d swap_ra_windows) readahead windows, in $(d swap_ra_frames) frames; $(d swap_prefetch_hits) found fetched ahead"
+
 swapoff /dev/vda || fail "swapoff"
-expect $fe/pools_destroyed -eq 1
+echo "$rot" > /sys/block/vda/queue/rotational
+expect $fe/pools_destroyed -eq 2
 expect $fe/remote_in_flight -eq 0
 echo 1 > $fe/unregister
 expect $fe/unregister -eq 0

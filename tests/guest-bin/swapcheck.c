@@ -412,6 +412,59 @@ static int cmd_stride(size_t mib, size_t step)
 	return 0;
 }
 
+/*
+ * shuffled MIB: fill MIB and page it out one page at a time in a random
+ * order, so that neighbouring pages get scattered swap offsets, and out
+ * of the swap cache; then read every page in order, checking each.  Only
+ * readahead by address finds the next pages of such a read.
+ */
+static int cmd_shuffled(size_t mib)
+{
+	size_t n = mib * 1024 * 1024 / PAGE, i, j, t, swapped = 0;
+	uint64_t seed = mix(getpid() + 3);
+	size_t *order;
+	char *buf;
+
+	if (!mib) {
+		fprintf(stderr, "%s: give MIB of 1 or more\n", progname);
+		return 2;
+	}
+	order = malloc(n * sizeof(*order));
+	if (!order) {
+		fprintf(stderr, "%s: no memory for %zu pages' order\n",
+			progname, n);
+		return 2;
+	}
+	buf = map_pages(n);
+	for (i = 0; i < n; i++) {
+		fill(buf + i * PAGE, seed, i, 1);
+		order[i] = i;
+	}
+	for (i = n - 1; i > 0; i--) {
+		j = mix(seed + i) % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		if (madvise(buf + order[i] * PAGE, PAGE, MADV_PAGEOUT)) {
+			fprintf(stderr, "%s: MADV_PAGEOUT: %s\n", progname,
+				strerror(errno));
+			return 2;
+		}
+	free(order);
+	for (i = 0; i < n; i++)
+		if (swap_offset(buf + i * PAGE) >= 0)
+			swapped++;
+	if (leave_swap_cache(buf, n))
+		return 2;
+	if (verify_all(buf, n, seed, 1))
+		return 1;
+	printf("shuffled: %zu pages, %zu swapped out in a random order, read back in order, every page correct\n",
+	       n, swapped);
+	return 0;
+}
+
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);
@@ -572,6 +625,7 @@ static void usage(FILE *f)
 		"       swapcheck pressure MIB [ROUNDS]\n"
 		"       swapcheck timed MIB [ROUNDS]   (pressure, timed)\n"
 		"       swapcheck stride MIB STEP\n"
+		"       swapcheck shuffled MIB\n"
 		"       swapcheck lose KNOB\n"
 		"       swapcheck slots SWAPDEV yes|no KNOB\n"
 		"       swapcheck hold PAGES SECONDS   (SIGUSR1 ends the wait)\n"
@@ -597,6 +651,8 @@ int main(int argc, char **argv)
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timed"))
 		return cmd_pressure(strtoul(argv[2], NULL, 0),
 				    argc == 4 ? strtoul(argv[3], NULL, 0) : 2, 1);
+	if (argc == 3 && !strcmp(argv[1], "shuffled"))
+		return cmd_shuffled(strtoul(argv[2], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "stride"))
 		return cmd_stride(strtoul(argv[2], NULL, 0),
 				  strtoul(argv[3], NULL, 0));
