@@ -50,6 +50,10 @@ static struct {
 	atomic64_t fs_invalidate_page;	/* ->invalidate_page calls */
 	atomic64_t fs_invalidate_area;	/* ->invalidate_area calls */
 	atomic64_t fs_pages;		/* pages held now */
+	atomic64_t fs_prefetches;	/* ->prefetch calls (patch 7) */
+	atomic64_t fs_prefetch_pages;	/* offsets named in them */
+	atomic64_t fs_prefetch_not_held; /* of those, not held here */
+	atomic64_t fs_prefetch_loaded;	/* named, then loaded */
 	atomic64_t cc_init_fs;		/* private pools created */
 	atomic64_t cc_init_shared_fs;	/* shared pools created */
 	atomic64_t cc_puts;		/* ->put_page calls */
@@ -116,6 +120,10 @@ static int probe_fs_load(unsigned int type, pgoff_t offset, struct page *page)
 		atomic64_inc(&stats.fs_load_misses);
 		return -EIO;
 	}
+	if (xa_get_mark(&fs_pages[type], offset, XA_MARK_0)) {
+		xa_clear_mark(&fs_pages[type], offset, XA_MARK_0);
+		atomic64_inc(&stats.fs_prefetch_loaded);
+	}
 	copy_highpage(page, copy);
 	atomic64_inc(&stats.fs_loads);
 	return 0;
@@ -145,12 +153,33 @@ static void probe_fs_invalidate_area(unsigned int type)
 	}
 }
 
+/*
+ * Swap readahead's window (patch 7): every offset named must be one we
+ * hold; each is marked, and a load that finds its mark counts it.
+ */
+static void probe_fs_prefetch(unsigned int type, const pgoff_t *offsets,
+			      unsigned int nr)
+{
+	unsigned int i;
+
+	atomic64_inc(&stats.fs_prefetches);
+	for (i = 0; i < nr; i++) {
+		atomic64_inc(&stats.fs_prefetch_pages);
+		if (!xa_load(&fs_pages[type], offsets[i])) {
+			atomic64_inc(&stats.fs_prefetch_not_held);
+			continue;
+		}
+		xa_set_mark(&fs_pages[type], offsets[i], XA_MARK_0);
+	}
+}
+
 static const struct frontswap_ops probe_frontswap_ops = {
 	.init = probe_fs_init,
 	.store = probe_fs_store,
 	.load = probe_fs_load,
 	.invalidate_page = probe_fs_invalidate_page,
 	.invalidate_area = probe_fs_invalidate_area,
+	.prefetch = probe_fs_prefetch,
 };
 
 /* ---- cleancache: files in a hash, each with an rbtree of page copies ---- */
@@ -459,6 +488,10 @@ static void probe_debugfs_init(void)
 		{ "fs_invalidate_page", &stats.fs_invalidate_page },
 		{ "fs_invalidate_area", &stats.fs_invalidate_area },
 		{ "fs_pages", &stats.fs_pages },
+		{ "fs_prefetches", &stats.fs_prefetches },
+		{ "fs_prefetch_pages", &stats.fs_prefetch_pages },
+		{ "fs_prefetch_not_held", &stats.fs_prefetch_not_held },
+		{ "fs_prefetch_loaded", &stats.fs_prefetch_loaded },
 		{ "cc_init_fs", &stats.cc_init_fs },
 		{ "cc_init_shared_fs", &stats.cc_init_shared_fs },
 		{ "cc_puts", &stats.cc_puts },
