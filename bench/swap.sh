@@ -1,9 +1,11 @@
 #!/bin/bash
 # bench/swap.sh - one client's swapping workload, side by side: all in RAM
-# (a larger VM), swap to its virtio disk throttled like a cloud SSD volume,
-# the same disk unthrottled (the host's page cache), RAMster's frontend in
-# modes writethrough (window 32, whole pages, window 0) and none, both
-# also with the local tier, swap to
+# (a larger VM), swap to its virtio disk throttled like a cloud SSD volume
+# (without and with the kernel's readahead), the same disk unthrottled
+# (the host's page cache), RAMster's frontend in modes writethrough
+# (window 32, whole pages, window 0) and none, both also with the local
+# tier, and writethrough with the local tier and readahead by address;
+# swap to
 # an NVMe/TCP namespace in the memory server's RAM, zram, and zswap in
 # front of the throttled disk; and the network between the same guests.
 # Writes bench/results/swap.md, and swap-wall.png and swap-latency.png
@@ -21,7 +23,7 @@
 # a job did not finish.
 # Environment: BENCH_MIB (768, three times the client's RAM), BENCH_ROUNDS
 # (1), BENCH_RUNS (3), BENCH_CONFIGS
-# (disk+wt+wtraw+wt0+none+wtlocal+nonelocal+nvme+zram+scan+scan-cc+zswap),
+# (disk+diskra+wt+wtraw+wt0+none+wtlocal+wtlocalra+nonelocal+nvme+zram+scan+scan-cc+zswap),
 # BENCH_TIMEOUT
 # (s per boot, 3600), BENCH_OUT (bench/results/swap.md), BENCH_PROFILE
 # (0; 1: perf samples the client's CPU while each workload of the
@@ -37,7 +39,7 @@ bench_oom_ok=1	# zram may run out of room: the OOM killer's report is expected
 fast_kernel
 
 mib=${BENCH_MIB:-768} rounds=${BENCH_ROUNDS:-1} runs=${BENCH_RUNS:-3}
-configs=${BENCH_CONFIGS:-disk+wt+wtraw+wt0+none+wtlocal+nonelocal+nvme+zram+scan+scan-cc+zswap}
+configs=${BENCH_CONFIGS:-disk+diskra+wt+wtraw+wt0+none+wtlocal+wtlocalra+nonelocal+nvme+zram+scan+scan-cc+zswap}
 timeout=${BENCH_TIMEOUT:-3600}
 out=${BENCH_OUT:-$top/bench/results/swap.md}
 swapc=$top/bench/clusters/swap.cluster
@@ -392,7 +394,10 @@ info=$(cat "$state/info.txt")
 	echo
 	echo "Where a get's time goes (medians): the frontend's average get round"
 	echo "trip, beside r2net's echo to the same server of nothing and of a page"
-	echo "(r2echo.ko, 1000 each, after the RAMster configurations):"
+	echo "(r2echo.ko, 1000 each, after the RAMster configurations), and the network's"
+	echo "limit between the same guests; then each configuration's final in-order"
+	echo "check: the pages swapped out at its start (mincore: each comes back at least"
+	echo "once) over its time, beside the page rate of the TCP echoes:"
 	echo
 	awk 'FILENAME == ARGV[1] {
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); p[kv[1], ++np[kv[1]]] = kv[2] }
@@ -400,6 +405,10 @@ info=$(cat "$state/info.txt")
 		}
 		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
 		f["get_rtt_avg_us"] != "" { g[f["config"], ++ng[f["config"]]] = f["get_rtt_avg_us"] }
+		f["verify_in"] > 0 && f["verify_ms"] > 0 {
+			v[f["config"], ++nv[f["config"]]] = f["verify_in"] * 1000 / f["verify_ms"]
+			vi[f["config"], nv[f["config"]]] = f["verify_in"]
+		}
 		{ split("", f) }
 		function med(a, n, k,   i, j, t, x) {
 			for (i = 1; i <= n; i++) x[i] = a[k, i] + 0
@@ -419,6 +428,10 @@ info=$(cat "$state/info.txt")
 				m = med(p, np["echo64k_w16_msgs_per_s"], "echo64k_w16_msgs_per_s")
 				printf "- the limit, the network: plain TCP 64 KiB echoes, 16 in flight: %d a second, %d pages a second each way\n", m, m * 16
 			}
+			for (c in nv)
+				printf "- in-order check, %s: %d pages swapped out at its start, brought back at %d pages a second%s\n",
+					c, med(vi, nv[c], c), med(v, nv[c], c),
+					m ? sprintf(", %.2f of the TCP echoes'"'"' page rate", med(v, nv[c], c) / (m * 16)) : ""
 		}' "$state/probe.txt" "$raw" | sort
 	echo
 	if [ -s "$state/prof.txt" ]; then
