@@ -298,11 +298,19 @@ info=$(cat "$state/info.txt")
 		}
 	}' "$raw"
 	echo
+	# med(A, C): the median of A[C, 1..n[C]], for the lists below.
+	awk_med='function med(a, c,   i, j, t, x) {
+		for (i = 1; i <= n[c]; i++) x[i] = a[c, i] + 0
+		for (i = 2; i <= n[c]; i++)
+			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+		return n[c] % 2 ? x[(n[c] + 1) / 2] : (x[n[c] / 2] + x[n[c] / 2 + 1]) / 2
+	}
+	'
 	echo "The local tier (medians): of the pages frontswap took, those kept in the"
 	echo "client first; of its loads, those the tier answered with no round trip; the"
 	echo "pages sent on, and how many went in a frame."
 	echo
-	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	awk "$awk_med"'{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		c = f["config"]
 		if (c ~ /local/ && f["fs_stores"] > 0 && f["fs_loads"] > 0) {
 			n[c]++
@@ -312,12 +320,6 @@ info=$(cat "$state/info.txt")
 			pf[c, n[c]] = f["remotify_batches"] ? f["remotified"] / f["remotify_batches"] : 0
 		}
 		split("", f)
-	}
-	function med(a, c,   i, j, t, x) {
-		for (i = 1; i <= n[c]; i++) x[i] = a[c, i] + 0
-		for (i = 2; i <= n[c]; i++)
-			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-		return n[c] % 2 ? x[(n[c] + 1) / 2] : (x[n[c] / 2] + x[n[c] / 2 + 1]) / 2
 	}
 	END {
 		for (c in n)
@@ -330,7 +332,7 @@ info=$(cat "$state/info.txt")
 	echo "readahead windows (wtlocalra) and their frames; loads a page fetched ahead"
 	echo "answered, either way."
 	echo
-	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	awk "$awk_med"'{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		c = f["config"]
 		if (f["swap_prefetch_hits"] != "" && f["fs_loads"] > 0) {
 			n[c]++
@@ -339,12 +341,6 @@ info=$(cat "$state/info.txt")
 			hi[c, n[c]] = f["swap_prefetch_hits"]; ld[c, n[c]] = f["fs_loads"]
 		}
 		split("", f)
-	}
-	function med(a, c,   i, j, t, x) {
-		for (i = 1; i <= n[c]; i++) x[i] = a[c, i] + 0
-		for (i = 2; i <= n[c]; i++)
-			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-		return n[c] % 2 ? x[(n[c] + 1) / 2] : (x[n[c] / 2] + x[n[c] / 2 + 1]) / 2
 	}
 	END {
 		for (c in n)
