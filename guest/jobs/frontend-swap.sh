@@ -109,12 +109,16 @@ swap_on
 insmod $ko/ramster_frontend.ko target=$srv cleancache=0 || fail "insmod ramster_frontend target=$srv"
 dmesg | grep -q "ramster_frontend: memory server node $srv (.*), mode writethrough, frontswap on" ||
 	fail "no boot-log line saying what is in use"
-t=0
-until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
-	t=$((t + 1))
-	[ $t -le 120 ] || { cat $fe/swap_pools; fail "no pool on node $srv after 120 s"; }
-	sleep 1
-done
+# wait_pool: until swap type 0 has its pool on the server.
+wait_pool() {
+	t=0
+	until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
+		t=$((t + 1))
+		[ $t -le 120 ] || { cat $fe/swap_pools; fail "no pool on node $srv after 120 s"; }
+		sleep 1
+	done
+}
+wait_pool
 ok "$(cat $fe/swap_pools) on node $srv"
 
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -298,12 +302,7 @@ swapoff /dev/vda || fail "swapoff before the readahead step"
 rot=$(cat /sys/block/vda/queue/rotational)
 echo 0 > /sys/block/vda/queue/rotational
 swap_on
-t=0
-until grep -q "swap type 0 pool [0-9]" $fe/swap_pools; do
-	t=$((t + 1))
-	[ $t -le 120 ] || { cat $fe/swap_pools; fail "no pool after swapon anew"; }
-	sleep 1
-done
+wait_pool
 for v in swap_ra_windows swap_ra_gets swap_ra_frames swap_prefetch_hits; do
 	eval "${v}0=\$(fe_val $v)"
 done
