@@ -65,6 +65,8 @@ until grep -q "^state up" $r2n/nodes/$srv 2>/dev/null; do
 	[ $t -le 600 ] || fail "memory server node $srv not up after 60 s"
 	sleep 0.1
 done
+# Readahead by address (kernel patch 7) wants no rotational swap device.
+echo 0 > /sys/block/vda/queue/rotational
 swap_on
 insmod $ko/ramster_frontend.ko target=$srv cleancache=0 ||
 	fail "insmod ramster_frontend target=$srv"
@@ -90,7 +92,8 @@ done &
 set -- $(first client)
 [ "$2" = "$RAMSTER_NODE" ] || exit 0
 
-echo 0 > /proc/sys/vm/page-cluster
+# Windows of up to 32 neighbouring pages, each asked for in a few frames.
+echo 5 > /proc/sys/vm/page-cluster
 swapcheck timed $mib 0 > /run/sc.out 2>&1 ||
 	{ cat /run/sc.out; fail "swapcheck: pages came back wrong"; }
 l="mem_mib=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
