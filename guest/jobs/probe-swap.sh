@@ -31,6 +31,8 @@ swapcheck shuffled 8 > /run/sc.out 2>&1 || { cat /run/sc.out; fail "pages read a
 echo 0 > /proc/sys/vm/page-cluster
 loads=$(($(cat $probe/fs_loads) - loads))
 named=$(cat $probe/fs_prefetch_loaded)
+[ $((loads * 4)) -ge $((2048 * 3)) ] ||
+	fail "only $loads of 2048 pages read back came from the probe"
 [ $((named * 4)) -ge $((loads * 3)) ] ||
 	fail "of $loads loads, $named were named by a readahead window first ($(cat $probe/fs_prefetch_pages) named in $(cat $probe/fs_prefetches) windows)"
 expect $probe/fs_prefetch_not_held -eq 0
